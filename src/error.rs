@@ -1,0 +1,49 @@
+//! Typed errors of the library.
+//!
+//! In: failures from reading inputs, parsing URLs and rule files. Out: one [`Error`] enum that the
+//! binary turns into a message and an exit code. Invariant: every variant names the file (and line,
+//! where there is one) it came from, so a user can find the offending input.
+
+use std::fmt;
+
+/// Everything that can go wrong in the library.
+#[derive(Debug)]
+pub enum Error {
+    /// An I/O error while reading or writing `path`.
+    Io { path: String, source: std::io::Error },
+    /// The input held no usable record at all.
+    EmptyInput { path: String, skipped: usize },
+    /// A header or format problem that makes the whole input unreadable.
+    Format { path: String, line: usize, message: String },
+    /// A rule file that cannot be used.
+    RuleFile { path: String, message: String },
+    /// A URL that the base layer cannot parse.
+    BadUrl { url: String, message: String },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{path}: {source}"),
+            Error::EmptyInput { path, skipped } => write!(
+                f,
+                "{path}: no usable records (empty input; {skipped} malformed lines skipped)"
+            ),
+            Error::Format { path, line, message } => write!(f, "{path}:{line}: {message}"),
+            Error::RuleFile { path, message } => write!(f, "{path}: bad rule file: {message}"),
+            Error::BadUrl { url, message } => write!(f, "bad URL {url:?}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Result alias of the library.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,419 @@
+//! Input: duplicate clusters read from TSV, CSV, JSONL, ACHE/DUSTER lines or Common Crawl CDXJ.
+//!
+//! In: a file path (`-` for stdin; `.gz` is decompressed transparently) and an [`InputFormat`].
+//! Out: the clusters in first-seen order and a [`ReadReport`] that counts every skipped line and
+//! names the first few by line number. Formats:
+//!
+//! * `tsv` / `csv`: a header naming a `cluster` and a `url` column (other columns ignored);
+//! * `jsonl`: `{"cluster": …, "url": …}` or `{"cluster"|"digest": …, "urls": [ … ]}`;
+//! * `ache`: `content_hash url1 url2 …`, whitespace separated (ACHE / DUSTER);
+//! * `cdxj`: `SURT TIMESTAMP {json}`; only `status` 200; clustered by `digest`; repeated
+//!   captures of one URL collapse into one.
+//!
+//! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields) are skipped and
+//! counted, never fatal; an input without a single usable record is [`Error::EmptyInput`].
+
+use crate::error::{Error, Result};
+use crate::rules::Cluster;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+
+/// Input format of `learn` and `evaluate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Guess from the extension, then from the first line.
+    Auto,
+    /// Tab-separated with header.
+    Tsv,
+    /// Comma-separated with header.
+    Csv,
+    /// JSON lines.
+    Jsonl,
+    /// `hash url url …` lines.
+    Ache,
+    /// Common Crawl / pywb CDXJ.
+    Cdxj,
+}
+
+impl std::str::FromStr for InputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "auto" => InputFormat::Auto,
+            "tsv" => InputFormat::Tsv,
+            "csv" => InputFormat::Csv,
+            "jsonl" | "json" => InputFormat::Jsonl,
+            "ache" | "duster" => InputFormat::Ache,
+            "cdxj" | "cdx" => InputFormat::Cdxj,
+            _ => return Err(format!("unknown format {s:?} (auto, tsv, csv, jsonl, ache, cdxj)")),
+        })
+    }
+}
+
+/// What reading saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadReport {
+    /// The format used (after detection).
+    pub format: Option<InputFormat>,
+    /// Lines read (including the header).
+    pub lines: usize,
+    /// Records (cluster, URL) accepted.
+    pub records: usize,
+    /// Malformed lines skipped.
+    pub skipped: usize,
+    /// Well-formed lines left out on purpose (CDXJ status ≠ 200).
+    pub filtered: usize,
+    /// The first few skipped lines: (line number, reason).
+    pub first_bad: Vec<(usize, String)>,
+}
+
+impl ReadReport {
+    fn bad(&mut self, line: usize, why: impl Into<String>) {
+        self.skipped += 1;
+        if self.first_bad.len() < 5 {
+            self.first_bad.push((line, why.into()));
+        }
+    }
+}
+
+/// Open a path (or `-`) with transparent gzip.
+pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
+    let io = |e| Error::Io {
+        path: path.to_string(),
+        source: e,
+    };
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(io)?)
+    };
+    let mut br = BufReader::with_capacity(1 << 16, raw);
+    let head = br.fill_buf().map_err(io)?;
+    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(br),
+        )))
+    } else {
+        Ok(Box::new(br))
+    }
+}
+
+struct Acc {
+    index: HashMap<String, usize>,
+    clusters: Vec<Cluster>,
+}
+
+impl Acc {
+    fn push(&mut self, cluster: &str, url: &str) {
+        let i = match self.index.get(cluster) {
+            Some(&i) => i,
+            None => {
+                self.index.insert(cluster.to_string(), self.clusters.len());
+                self.clusters.push(Cluster {
+                    id: cluster.to_string(),
+                    urls: Vec::new(),
+                });
+                self.clusters.len() - 1
+            }
+        };
+        self.clusters[i].urls.push(url.to_string());
+    }
+}
+
+fn detect(path: &str, first: &str) -> InputFormat {
+    let p = path.trim_end_matches(".gz");
+    for (ext, f) in [
+        (".tsv", InputFormat::Tsv),
+        (".csv", InputFormat::Csv),
+        (".jsonl", InputFormat::Jsonl),
+        (".ndjson", InputFormat::Jsonl),
+        (".cdxj", InputFormat::Cdxj),
+        (".cdx", InputFormat::Cdxj),
+    ] {
+        if p.ends_with(ext) {
+            return f;
+        }
+    }
+    let t = first.trim_start();
+    if t.starts_with('{') {
+        InputFormat::Jsonl
+    } else if first.contains('\t') {
+        InputFormat::Tsv
+    } else if first.contains(',') && first.to_ascii_lowercase().contains("url") {
+        InputFormat::Csv
+    } else if first.split(' ').nth(2).is_some_and(|x| x.starts_with('{')) {
+        InputFormat::Cdxj
+    } else {
+        InputFormat::Ache
+    }
+}
+
+fn looks_like_url(u: &str) -> bool {
+    u.contains("://") && !u.chars().any(char::is_whitespace)
+}
+
+/// Read clusters from a path (`-` = stdin).
+///
+/// ```
+/// let dir = std::env::temp_dir().join("dedust-doc-input");
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let p = dir.join("c.tsv");
+/// std::fs::write(&p, "cluster\turl\na\thttp://h/1\na\thttp://h/1?x\nb\tnot a url\n").unwrap();
+/// let (c, rep) = dedust::read_clusters(p.to_str().unwrap(), dedust::InputFormat::Auto).unwrap();
+/// assert_eq!((c.len(), c[0].urls.len(), rep.skipped), (1, 2, 1));
+/// ```
+pub fn read_clusters(path: &str, format: InputFormat) -> Result<(Vec<Cluster>, ReadReport)> {
+    let r = open(path)?;
+    read_clusters_from(r, path, format)
+}
+
+/// Read clusters from an open reader; `name` is used in messages and for format detection.
+pub fn read_clusters_from(mut r: impl BufRead, name: &str, format: InputFormat) -> Result<(Vec<Cluster>, ReadReport)> {
+    let mut rep = ReadReport::default();
+    let mut acc = Acc {
+        index: HashMap::new(),
+        clusters: Vec::new(),
+    };
+    let mut buf = Vec::new();
+    let mut fmt = format;
+    let mut cols: Option<(usize, usize)> = None;
+    let mut lineno = 0usize;
+    loop {
+        buf.clear();
+        let n = r.read_until(b'\n', &mut buf).map_err(|e| Error::Io {
+            path: name.to_string(),
+            source: e,
+        })?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        rep.lines += 1;
+        while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            buf.pop();
+        }
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            rep.bad(lineno, "not UTF-8");
+            continue;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        if fmt == InputFormat::Auto {
+            fmt = detect(name, line);
+        }
+        rep.format = Some(fmt);
+        match fmt {
+            InputFormat::Tsv | InputFormat::Csv => {
+                let fields = split_fields(line, fmt == InputFormat::Tsv);
+                let Some((ci, ui)) = cols else {
+                    let lower: Vec<String> = fields.iter().map(|f| f.trim().to_ascii_lowercase()).collect();
+                    let ci = lower.iter().position(|f| f == "cluster" || f == "digest" || f == "cluster_id");
+                    let ui = lower.iter().position(|f| f == "url");
+                    match (ci, ui) {
+                        (Some(c), Some(u)) => cols = Some((c, u)),
+                        _ => {
+                            return Err(Error::Format {
+                                path: name.to_string(),
+                                line: lineno,
+                                message: format!("header must name `cluster` and `url` columns, got {line:?}"),
+                            })
+                        }
+                    }
+                    continue;
+                };
+                match (fields.get(ci), fields.get(ui)) {
+                    (Some(c), Some(u)) if looks_like_url(u.trim()) && !c.trim().is_empty() => {
+                        acc.push(c.trim(), u.trim());
+                        rep.records += 1;
+                    }
+                    (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
+                    _ => rep.bad(lineno, "missing column"),
+                }
+            }
+            InputFormat::Jsonl => {
+                let v: serde_json::Value = match serde_json::from_str(line) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        rep.bad(lineno, format!("bad JSON: {e}"));
+                        continue;
+                    }
+                };
+                let cl = ["cluster", "digest", "id"]
+                    .iter()
+                    .find_map(|k| v.get(*k))
+                    .map(|c| match c {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                let Some(cl) = cl else {
+                    rep.bad(lineno, "no `cluster` or `digest`");
+                    continue;
+                };
+                let mut urls: Vec<&str> = Vec::new();
+                if let Some(u) = v.get("url").and_then(|u| u.as_str()) {
+                    urls.push(u);
+                }
+                if let Some(a) = v.get("urls").and_then(|u| u.as_array()) {
+                    urls.extend(a.iter().filter_map(|x| x.as_str()));
+                }
+                let good: Vec<&str> = urls.into_iter().filter(|u| looks_like_url(u)).collect();
+                if good.is_empty() {
+                    rep.bad(lineno, "no usable `url` or `urls`");
+                    continue;
+                }
+                for u in good {
+                    acc.push(&cl, u);
+                    rep.records += 1;
+                }
+            }
+            InputFormat::Ache => {
+                let mut it = line.split_whitespace();
+                let Some(h) = it.next() else { continue };
+                let urls: Vec<&str> = it.filter(|u| looks_like_url(u)).collect();
+                if urls.is_empty() {
+                    rep.bad(lineno, "no URL after the content hash");
+                    continue;
+                }
+                for u in urls {
+                    acc.push(h, u);
+                    rep.records += 1;
+                }
+            }
+            InputFormat::Cdxj => {
+                let Some(brace) = line.find('{') else {
+                    rep.bad(lineno, "no JSON block");
+                    continue;
+                };
+                let v: serde_json::Value = match serde_json::from_str(&line[brace..]) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        rep.bad(lineno, format!("bad JSON: {e}"));
+                        continue;
+                    }
+                };
+                let status = v.get("status").map(|s| match s {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+                if status.as_deref() != Some("200") {
+                    rep.filtered += 1;
+                    continue;
+                }
+                match (v.get("digest").and_then(|d| d.as_str()), v.get("url").and_then(|u| u.as_str())) {
+                    (Some(d), Some(u)) if looks_like_url(u) => {
+                        acc.push(d, u);
+                        rep.records += 1;
+                    }
+                    _ => rep.bad(lineno, "no `digest` or `url`"),
+                }
+            }
+            InputFormat::Auto => unreachable!("format detected above"),
+        }
+    }
+    // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
+    for c in &mut acc.clusters {
+        let mut seen = std::collections::HashSet::new();
+        c.urls.retain(|u| seen.insert(u.clone()));
+    }
+    if acc.clusters.is_empty() {
+        return Err(Error::EmptyInput {
+            path: name.to_string(),
+            skipped: rep.skipped,
+        });
+    }
+    Ok((acc.clusters, rep))
+}
+
+fn trunc(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Split a TSV line, or a CSV line with RFC 4180 quoting.
+fn split_fields(line: &str, tsv: bool) -> Vec<String> {
+    if tsv {
+        return line.split('\t').map(str::to_string).collect();
+    }
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if cur.is_empty() => quoted = true,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, data: &[u8]) -> Result<(Vec<Cluster>, ReadReport)> {
+        read_clusters_from(std::io::Cursor::new(data.to_vec()), name, InputFormat::Auto)
+    }
+
+    #[test]
+    fn formats_table() {
+        // (name, content, clusters, records, skipped, filtered)
+        let cases: &[(&str, &[u8], usize, usize, usize, usize)] = &[
+            ("a.tsv", b"cluster\turl\nx\thttp://h/1\nx\thttp://h/2\ny\thttp://h/3\n", 2, 3, 0, 0),
+            ("a.tsv", b"id\tcluster\turl\n1\tx\thttp://h/1\n2\tx\tbad\n", 1, 1, 1, 0),
+            ("a.csv", b"url,cluster\n\"http://h/1?a=1,2\",x\nhttp://h/2,x\n", 1, 2, 0, 0),
+            (
+                "a.jsonl",
+                b"{\"cluster\":\"x\",\"url\":\"http://h/1\"}\n{\"digest\":\"y\",\"urls\":[\"http://h/2\",\"http://h/3\"]}\n{oops\n",
+                2,
+                3,
+                1,
+                0,
+            ),
+            ("a.txt", b"abc http://h/1 http://h/2\ndef\n", 1, 2, 1, 0),
+            (
+                "a.cdxj",
+                b"h)/ 2024 {\"url\": \"http://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/ 2025 {\"url\": \"http://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/ 2025 {\"url\": \"https://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/x 2025 {\"url\": \"https://h/x\", \"mime\": \"warc/revisit\", \"digest\": \"D1\"}\n",
+                1,
+                3,
+                0,
+                1,
+            ),
+            ("a.tsv", b"cluster\turl\nx\thttp://h/\xff\xfe\nx\thttp://h/2\n", 1, 1, 1, 0),
+        ];
+        for (name, data, nc, nr, ns, nf) in cases {
+            let (c, rep) = read(name, data).unwrap();
+            assert_eq!(
+                (c.len(), rep.records, rep.skipped, rep.filtered),
+                (*nc, *nr, *ns, *nf),
+                "{name}: {:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+    }
+
+    #[test]
+    fn cdxj_collapses_repeated_captures() {
+        let (c, _) = read(
+            "a.cdxj",
+            b"h)/ 1 {\"url\": \"http://h/\", \"status\": 200, \"digest\": \"D\"}\nh)/ 2 {\"url\": \"http://h/\", \"status\": 200, \"digest\": \"D\"}\n",
+        )
+        .unwrap();
+        assert_eq!(c[0].urls, vec!["http://h/".to_string()]);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(matches!(read("a.tsv", b""), Err(Error::EmptyInput { .. })));
+        assert!(matches!(read("a.tsv", b"a\tb\nx\ty\n"), Err(Error::Format { line: 1, .. })));
+        assert!(matches!(read("a.jsonl", b"{bad\n"), Err(Error::EmptyInput { skipped: 1, .. })));
+    }
+}

@@ -1,0 +1,39 @@
+//! dedust — learn URL normalization rules that remove DUST (Different URLs with Similar Text).
+//!
+//! In: clusters of URLs known to carry the same content. Out: rewrite rules that map every URL of
+//! such a cluster to one canonical URL and generalize to URLs never seen, plus the engine that
+//! applies them. The pipeline, one module per stage:
+//!
+//! [`base`] → [`tokenize`] → [`align`] → [`consensus`] → [`rules`] → [`validate`] →
+//! [`normalize`]; [`input`] reads cluster files, [`metrics`] measures a canonicalization,
+//! [`rulefile`] is the JSON rule file and [`pipeline`] runs the whole `learn` job.
+//!
+//! The library never prints: it reports progress through callbacks and returns typed errors
+//! ([`Error`]).
+
+pub mod align;
+pub mod base;
+pub mod consensus;
+pub mod error;
+pub mod input;
+pub mod metrics;
+pub mod normalize;
+pub mod pipeline;
+pub mod render;
+pub mod rulefile;
+pub mod rules;
+pub mod tokenize;
+pub mod validate;
+
+pub use align::{align, AlignNode, Alignment};
+pub use base::{base_normalize, BaseError, BaseOptions};
+pub use consensus::{consensus, Column, ColumnClass, Consensus};
+pub use error::{Error, Result};
+pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
+pub use metrics::{metrics, Metrics};
+pub use normalize::{apply_rule, Normalized, Normalizer};
+pub use pipeline::{learn, LearnConfig, LearnOutput, Stage};
+pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
+pub use rules::{learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind};
+pub use tokenize::{tokenize, Token, TokenKind, Tokens};
+pub use validate::{labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions, ValidateReport};

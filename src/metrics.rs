@@ -1,0 +1,106 @@
+//! Metrics: how well a canonicalization merges true duplicates and nothing else.
+//!
+//! In: for each test URL, its canonical form (the bucket) and its true cluster. Out: [`Metrics`].
+//! Per bucket b with its majority true cluster t* (ties: smallest cluster index):
+//! * reduction = Σ_b (n_b,t* − 1) / (|URLs| − |true clusters|) — share of removable duplicates
+//!   removed correctly (1.0 ideal; 1.0 when there is nothing to remove);
+//! * lost = Σ_b (n_b − n_b,t*) / |URLs| — share of URLs whose distinct content is skipped (0 ideal);
+//! * pairwise precision/recall over URL pairs put in one bucket vs. pairs in one true cluster.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Evaluation numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Test URLs.
+    pub urls: usize,
+    /// True clusters among them.
+    pub clusters: usize,
+    /// Canonical buckets.
+    pub buckets: usize,
+    /// Share of removable duplicates removed correctly.
+    pub reduction: f64,
+    /// Share of URLs whose content would be skipped.
+    pub lost: f64,
+    /// Pairwise precision.
+    pub precision: f64,
+    /// Pairwise recall.
+    pub recall: f64,
+}
+
+fn pairs(n: usize) -> f64 {
+    (n as f64) * (n as f64 - 1.0) / 2.0
+}
+
+/// Compute the metrics of `(bucket, true cluster)` assignments.
+///
+/// ```
+/// // Three URLs of cluster 0 and one of cluster 1, all put into one bucket: a false merge.
+/// let m = dedust::metrics(&[("a", 0), ("a", 0), ("a", 0), ("a", 1)]);
+/// assert_eq!(m.reduction, 1.0);
+/// assert_eq!(m.lost, 0.25);
+/// assert_eq!(m.precision, 0.5);
+/// ```
+pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
+    let mut buckets: HashMap<&str, HashMap<usize, usize>> = HashMap::new();
+    let mut clusters: HashMap<usize, usize> = HashMap::new();
+    for (b, c) in items {
+        *buckets.entry(b.as_ref()).or_default().entry(*c).or_default() += 1;
+        *clusters.entry(*c).or_default() += 1;
+    }
+    let n = items.len();
+    let (mut red, mut lost) = (0usize, 0usize);
+    let (mut same_b, mut same_both) = (0.0, 0.0);
+    for counts in buckets.values() {
+        let nb: usize = counts.values().sum();
+        let (_, top) = counts
+            .iter()
+            .map(|(c, k)| (*c, *k))
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+            .expect("bucket not empty");
+        red += top - 1;
+        lost += nb - top;
+        same_b += pairs(nb);
+        same_both += counts.values().map(|&k| pairs(k)).sum::<f64>();
+    }
+    let same_c: f64 = clusters.values().map(|&k| pairs(k)).sum();
+    let removable = n - clusters.len();
+    Metrics {
+        urls: n,
+        clusters: clusters.len(),
+        buckets: buckets.len(),
+        reduction: if removable == 0 { 1.0 } else { red as f64 / removable as f64 },
+        lost: if n == 0 { 0.0 } else { lost as f64 / n as f64 },
+        precision: if same_b == 0.0 { 1.0 } else { same_both / same_b },
+        recall: if same_c == 0.0 { 1.0 } else { same_both / same_c },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table() {
+        // (assignments, reduction, lost, precision, recall)
+        let cases: &[(&[(&str, usize)], f64, f64, f64, f64)] = &[
+            // Identity: nothing merged.
+            (&[("a", 0), ("b", 0), ("c", 1)], 0.0, 0.0, 1.0, 0.0),
+            // Perfect.
+            (&[("a", 0), ("a", 0), ("c", 1)], 1.0, 0.0, 1.0, 1.0),
+            // One false merge: bucket a holds 0,0,1 → t* = 0.
+            (&[("a", 0), ("a", 0), ("a", 1), ("d", 1)], 0.5, 0.25, 1.0 / 3.0, 0.5),
+            // Split cluster: 0 in two buckets.
+            (&[("a", 0), ("a", 0), ("b", 0), ("b", 0)], 2.0 / 3.0, 0.0, 1.0, 1.0 / 3.0),
+            // Nothing removable.
+            (&[("a", 0), ("b", 1)], 1.0, 0.0, 1.0, 1.0),
+        ];
+        for (items, r, l, p, rc) in cases {
+            let m = metrics(items);
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+            assert!(close(m.reduction, *r) && close(m.lost, *l), "{items:?}: {m:?}");
+            assert!(close(m.precision, *p) && close(m.recall, *rc), "{items:?}: {m:?}");
+        }
+    }
+}

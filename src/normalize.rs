@@ -1,0 +1,298 @@
+//! Normalize: apply base normalization and a rule set to URLs.
+//!
+//! In: [`Rule`]s (from one or several rule files) and URLs. Out: for each URL its canonical form
+//! and the id of the last rule that changed it. Rules are compiled once into an index by host, so
+//! the cost per URL depends on the rules of that URL's host only, not on the size of the rule set.
+//!
+//! Semantics: the base layer runs first (unless disabled); then the first rule in file order that
+//! matches rewrites the URL; this repeats until no rule changes it (at most [`MAX_ROUNDS`] times),
+//! so the result is a fixed point and `normalize(normalize(u)) == normalize(u)` whenever the rule
+//! set has no cycle (learning removes cycles; `validate` checks it on data).
+//!
+//! A rule matches a URL when the scheme (if set) and host are equal, the URL has no port, user
+//! info or fragment, each path segment matches its pattern, each required parameter occurs exactly
+//! once with a matching value, and every other parameter is optional or allowed by `rest`.
+//! Output parameters are sorted by name (stable), like the base layer.
+
+use crate::base::{base_normalize, BaseError, BaseOptions};
+use crate::rules::{CapType, Piece, Rule, SegOut, ValOut, ValPat};
+use crate::tokenize::split_url;
+use std::collections::HashMap;
+
+/// Most rule applications per URL.
+pub const MAX_ROUNDS: usize = 8;
+
+/// A compiled rule set.
+#[derive(Debug, Clone)]
+pub struct Normalizer {
+    rules: Vec<Rule>,
+    by_host: HashMap<String, Vec<usize>>,
+    base: Option<BaseOptions>,
+}
+
+/// The result of normalizing one URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Normalized {
+    /// The canonical URL.
+    pub url: String,
+    /// Index (into the rule list) of the last rule that changed it.
+    pub rule: Option<usize>,
+}
+
+impl Normalizer {
+    /// Compile rules (kept in the given order); `base: None` turns the base layer off.
+    ///
+    /// ```
+    /// use dedust::{learn_candidates, BaseOptions, Cluster, LearnOptions, Normalizer};
+    /// let c = vec![Cluster { id: "a".into(), urls: vec!["http://www.h.org/x".into(), "http://h.org/x".into()] }];
+    /// let (rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
+    /// let n = Normalizer::new(rules, Some(BaseOptions::default()));
+    /// assert_eq!(n.normalize("HTTP://WWW.H.ORG/other?b=1&a=2").unwrap().url, "http://h.org/other?a=2&b=1");
+    /// ```
+    pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
+        let mut by_host: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, r) in rules.iter().enumerate() {
+            by_host.entry(r.source.host.clone()).or_default().push(i);
+        }
+        Normalizer { rules, by_host, base }
+    }
+
+    /// The rules, in application order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Normalize one URL: base layer, then rules to a fixed point.
+    pub fn normalize(&self, url: &str) -> Result<Normalized, BaseError> {
+        let b = match &self.base {
+            Some(o) => base_normalize(url, o)?,
+            None => url.to_string(),
+        };
+        Ok(self.apply_rules(b))
+    }
+
+    /// Apply the rules only (the input is taken as already base-normalized).
+    pub fn apply_rules(&self, mut url: String) -> Normalized {
+        let mut last = None;
+        for _ in 0..MAX_ROUNDS {
+            match self.apply_once(&url) {
+                Some((i, out)) if out != url => {
+                    url = out;
+                    last = Some(i);
+                }
+                _ => break,
+            }
+        }
+        Normalized { url, rule: last }
+    }
+
+    /// The first matching rule and its output (which may equal the input).
+    pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
+        let host = split_url(url)?.host;
+        let cands = self.by_host.get(host)?;
+        cands
+            .iter()
+            .find_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
+    }
+
+    /// All rules that match `url`, with their outputs.
+    pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
+        let Some(p) = split_url(url) else { return vec![] };
+        let Some(cands) = self.by_host.get(p.host) else { return vec![] };
+        cands
+            .iter()
+            .filter_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
+            .collect()
+    }
+}
+
+fn match_pieces(p: &[Piece], s: &str) -> bool {
+    match p.split_first() {
+        None => s.is_empty(),
+        Some((Piece::Lit(l), rest)) => s.strip_prefix(l.as_str()).is_some_and(|r| match_pieces(rest, r)),
+        Some((Piece::Cap(t), rest)) => {
+            let max = s.char_indices().find(|(_, c)| !t.accepts(*c)).map_or(s.len(), |(i, _)| i);
+            let min = usize::from(*t != CapType::Any);
+            // Longest first, as a backtracking regex engine does.
+            let mut k = max;
+            loop {
+                if k < min {
+                    return false;
+                }
+                if s.is_char_boundary(k) && match_pieces(rest, &s[k..]) {
+                    return true;
+                }
+                if k == 0 {
+                    return false;
+                }
+                k -= 1;
+            }
+        }
+    }
+}
+
+fn match_val(v: &ValPat, value: Option<&str>) -> bool {
+    match (v, value) {
+        (ValPat::Any, _) => true,
+        (ValPat::Bare, None) => true,
+        (ValPat::Pieces(p), Some(s)) => match_pieces(p, s),
+        _ => false,
+    }
+}
+
+/// Apply one rule to a base-normalized URL; `None` when it does not match.
+///
+/// ```
+/// use dedust::{learn_candidates, apply_rule, Cluster, LearnOptions};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let (rules, _) = learn_candidates(
+///     &[mk("a", &["https://f.org/s.php?t=1", "https://f.org/s.php?mode=x&t=1"])],
+///     &Default::default(), &|_| {});
+/// let r = rules.iter().find(|r| r.pattern == "https://f.org/s.php?t={int:t}&[mode]").unwrap();
+/// assert_eq!(apply_rule(r, "https://f.org/s.php?mode=y&t=99").as_deref(), Some("https://f.org/s.php?t=99"));
+/// assert_eq!(apply_rule(r, "https://f.org/s.php?p=1&t=99"), None);
+/// ```
+pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
+    let p = split_url(url)?;
+    let s = &rule.source;
+    if p.host != s.host || !p.port.is_empty() || !p.userinfo.is_empty() || p.fragment.is_some() {
+        return None;
+    }
+    if let Some(sc) = &s.scheme {
+        if p.scheme != sc {
+            return None;
+        }
+    }
+    let segs: Vec<&str> = if p.path.is_empty() {
+        Vec::new()
+    } else {
+        p.path[1..].split('/').collect()
+    };
+    if let Some(pat) = &s.path {
+        if pat.len() != segs.len() || !pat.iter().zip(&segs).all(|(pp, seg)| match_pieces(pp, seg)) {
+            return None;
+        }
+    }
+    let params: Vec<(&str, Option<&str>)> = p
+        .query
+        .map(|q| {
+            q.split('&')
+                .filter(|x| !x.is_empty())
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, v)) => (k, Some(v)),
+                    None => (kv, None),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut used = vec![false; params.len()];
+    let mut req_vals: Vec<Option<&str>> = Vec::with_capacity(s.required.len());
+    for (name, vp) in &s.required {
+        let mut found = None;
+        for (i, (n, v)) in params.iter().enumerate() {
+            if n == name {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(i);
+                if !match_val(vp, *v) {
+                    return None;
+                }
+            }
+        }
+        let i = found?;
+        used[i] = true;
+        req_vals.push(params[i].1);
+    }
+    let mut rest: Vec<&str> = Vec::new();
+    for (i, (n, _)) in params.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        if s.optional.iter().any(|o| o == n) {
+            continue;
+        }
+        if !s.rest {
+            return None;
+        }
+        rest.push(raw_param(p.query.unwrap_or(""), i));
+    }
+    // Build the output.
+    let o = &rule.output;
+    let mut out = String::with_capacity(url.len());
+    out.push_str(o.scheme.as_deref().unwrap_or(p.scheme));
+    out.push_str("://");
+    out.push_str(o.host.as_deref().unwrap_or(p.host));
+    match &o.path {
+        None => out.push_str(p.path),
+        Some(tpl) => {
+            for seg in tpl {
+                out.push('/');
+                match seg {
+                    SegOut::Lit(l) => out.push_str(l),
+                    SegOut::Copy(j) => out.push_str(segs.get(*j)?),
+                }
+            }
+        }
+    }
+    let query: Vec<String> = match &o.query {
+        None => match p.query {
+            Some(q) if s.rest => return Some(format!("{out}?{q}")),
+            _ => Vec::new(),
+        },
+        Some(items) => {
+            let mut q: Vec<String> = Vec::with_capacity(items.len() + rest.len());
+            for (n, v) in items {
+                match v {
+                    ValOut::Copy => {
+                        let k = s.required.iter().position(|(m, _)| m == n)?;
+                        match req_vals[k] {
+                            Some(val) => q.push(format!("{n}={val}")),
+                            None => q.push(n.clone()),
+                        }
+                    }
+                    ValOut::Bare => q.push(n.clone()),
+                    ValOut::Lit(l) => q.push(format!("{n}={l}")),
+                }
+            }
+            q.extend(rest.iter().map(|r| r.to_string()));
+            q.sort_by(|a, b| crate::base::param_name(a).cmp(crate::base::param_name(b)));
+            q
+        }
+    };
+    if !query.is_empty() {
+        out.push('?');
+        out.push_str(&query.join("&"));
+    }
+    Some(out)
+}
+
+/// The `i`-th non-empty `&`-separated pair of a query.
+fn raw_param(q: &str, i: usize) -> &str {
+    q.split('&').filter(|x| !x.is_empty()).nth(i).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_table() {
+        use CapType::*;
+        let lit = |s: &str| Piece::Lit(s.into());
+        let cases: Vec<(Vec<Piece>, &str, bool)> = vec![
+            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-123.html", true),
+            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-.html", false),
+            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-12a.html", false),
+            (vec![Piece::Cap(Any)], "", true),
+            (vec![Piece::Cap(Any), lit("x")], "abx", true),
+            (vec![Piece::Cap(Alpha), Piece::Cap(Int)], "abc12", true),
+            (vec![Piece::Cap(Hex)], "DEADbeef", true),
+            (vec![], "", true),
+            (vec![], "a", false),
+        ];
+        for (p, s, want) in cases {
+            assert_eq!(match_pieces(&p, s), want, "{p:?} on {s:?}");
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Pipeline: the whole `learn` job — candidates, validation, a deployable rule file.
+//!
+//! In: clusters and a [`LearnConfig`]. Out: a [`LearnOutput`] with the [`RuleFile`] and what each
+//! stage saw. Validation is on by default: every candidate is applied alone to all input URLs and
+//! kept only with enough support and a low false-positive rate (see [`crate::validate`]); the
+//! kept set is then made conflict-free, ordered and idempotent. Progress goes through a callback.
+
+use crate::rulefile::{BaseSettings, RuleFile, ValidationSettings};
+use crate::rules::{learn_candidates, Cluster, LearnOptions, LearnStats};
+use crate::validate::{finalize, labeled, rule_stats, select, ValidateOptions, ValidateReport};
+
+/// Settings of a learn run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LearnConfig {
+    /// Candidate learning.
+    pub learn: LearnOptions,
+    /// Validation thresholds; `None` skips validation (`--no-validate`).
+    pub validate: Option<ValidateOptions>,
+}
+
+/// Stages reported to the progress callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Aligning clusters (done, total).
+    Align,
+    /// Validating candidates.
+    Validate,
+}
+
+/// Result of a learn run.
+#[derive(Debug, Clone)]
+pub struct LearnOutput {
+    /// The rule file.
+    pub file: RuleFile,
+    /// Candidate learning numbers.
+    pub stats: LearnStats,
+    /// Candidates before validation.
+    pub candidates: usize,
+    /// Validation numbers (when validated).
+    pub validation: Option<ValidateReport>,
+}
+
+/// Learn a deployable rule file from clusters.
+///
+/// ```
+/// use dedust::{learn, Cluster, LearnConfig};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let clusters: Vec<Cluster> = (0..5)
+///     .map(|i| mk(&format!("c{i}"), &[&format!("https://f.org/s.php?t={i}"), &format!("https://f.org/s.php?mode=hybrid&t={i}")]))
+///     .collect();
+/// let out = learn(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, &|_, _, _| {});
+/// assert!(out.file.rules.iter().any(|r| r.pattern == "https://f.org/s.php?t={int:t}&[mode]"));
+/// ```
+pub fn learn(clusters: &[Cluster], cfg: &LearnConfig, progress: &(dyn Fn(Stage, usize, usize) + Sync)) -> LearnOutput {
+    let total = clusters.len();
+    let (cands, stats) = learn_candidates(clusters, &cfg.learn, &|d| progress(Stage::Align, d, total));
+    let candidates = cands.len();
+    let (data, _) = labeled(clusters, &cfg.learn.base);
+    let base = BaseSettings {
+        keep_fragment: cfg.learn.base.keep_fragment,
+        keep_query_order: cfg.learn.base.keep_query_order,
+    };
+    match cfg.validate {
+        Some(v) => {
+            progress(Stage::Validate, 0, candidates);
+            let st = rule_stats(&cands, &data, &[]);
+            progress(Stage::Validate, candidates, candidates);
+            let (rules, rep) = select(cands, &st, &data, &v);
+            LearnOutput {
+                file: RuleFile::new(
+                    rules,
+                    base,
+                    Some(ValidationSettings {
+                        min_support: v.min_support,
+                        max_fpr: v.max_fpr,
+                    }),
+                ),
+                stats,
+                candidates,
+                validation: Some(rep),
+            }
+        }
+        None => {
+            let (rules, _, _) = finalize(cands, &data);
+            LearnOutput {
+                file: RuleFile::new(rules, base, None),
+                stats,
+                candidates,
+                validation: None,
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Rule file: the versioned JSON document that `learn` writes and `normalize` reads.
+//!
+//! In/out: [`RuleFile`] ⇄ JSON text. Invariants: `format` is `"dedust-rules"` and `version` is
+//! [`VERSION`]; a file with another format or a newer version is refused with a clear message;
+//! serialization is deterministic (struct field order, rules in application order).
+
+use crate::error::{Error, Result};
+use crate::rules::Rule;
+use serde::{Deserialize, Serialize};
+
+/// Current rule-file version.
+pub const VERSION: u32 = 1;
+
+/// Base-layer settings recorded in a rule file (rules assume the same base layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct BaseSettings {
+    /// Fragment kept.
+    pub keep_fragment: bool,
+    /// Query order kept.
+    pub keep_query_order: bool,
+}
+
+/// A rule file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleFile {
+    /// Always `"dedust-rules"`.
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// Tool that wrote it.
+    pub generator: String,
+    /// Base layer the rules were learned with.
+    pub base: BaseSettings,
+    /// Validation thresholds used (absent when not validated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<ValidationSettings>,
+    /// Rules in application order.
+    pub rules: Vec<Rule>,
+}
+
+/// Validation settings recorded in a rule file.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ValidationSettings {
+    /// `--min-support`.
+    pub min_support: usize,
+    /// `--max-fpr`.
+    pub max_fpr: f64,
+}
+
+impl RuleFile {
+    /// A new rule file around `rules`.
+    pub fn new(rules: Vec<Rule>, base: BaseSettings, validation: Option<ValidationSettings>) -> RuleFile {
+        RuleFile {
+            format: "dedust-rules".into(),
+            version: VERSION,
+            generator: format!("dedust {}", env!("CARGO_PKG_VERSION")),
+            base,
+            validation,
+            rules,
+        }
+    }
+
+    /// Pretty JSON with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("rule file serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Parse a rule file; `path` is used in messages.
+    ///
+    /// ```
+    /// let f = dedust::RuleFile::new(vec![], Default::default(), None);
+    /// let back = dedust::RuleFile::parse(&f.to_json(), "x.json").unwrap();
+    /// assert_eq!(back, f);
+    /// assert!(dedust::RuleFile::parse("{}", "x.json").is_err());
+    /// ```
+    pub fn parse(text: &str, path: &str) -> Result<RuleFile> {
+        let err = |m: String| Error::RuleFile {
+            path: path.to_string(),
+            message: m,
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| err(format!("not JSON (line {}, column {}): {e}", e.line(), e.column())))?;
+        if v.get("format").and_then(|f| f.as_str()) != Some("dedust-rules") {
+            return Err(err("missing \"format\": \"dedust-rules\"".into()));
+        }
+        let ver = v.get("version").and_then(|x| x.as_u64()).unwrap_or(0);
+        if ver == 0 || ver > u64::from(VERSION) {
+            return Err(err(format!("unsupported version {ver} (this dedust reads {VERSION})")));
+        }
+        serde_json::from_value(v).map_err(|e| err(e.to_string()))
+    }
+
+    /// Read a rule file from disk.
+    pub fn read(path: &str) -> Result<RuleFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: path.to_string(),
+            source: e,
+        })?;
+        RuleFile::parse(&text, path)
+    }
+}

@@ -1,0 +1,960 @@
+//! Rules: candidate rewrite rules from cluster consensus, generalized across the clusters of a site.
+//!
+//! In: duplicate clusters of base-normalized URLs. Out: candidate [`Rule`]s (not yet validated).
+//!
+//! Per cluster (in parallel): the URLs are tokenized, aligned ([`crate::align()`]) and read into a
+//! consensus ([`crate::consensus()`]). The canonical member is the one with fewest tokens; ties go
+//! to the member whose tokens fill the most-shared columns, then to `https`, then to text order, so
+//! that the choice is the same in every cluster of a site. Every other member gives one *pair*
+//! `member → canonical`, described unit by unit (scheme, host, path segments, query parameters):
+//! a unit of the canonical that also occurs in the member is *copied*, a member unit absent from the
+//! canonical is *dropped*, a canonical unit absent from the member is a *literal*.
+//!
+//! Pairs are grouped across clusters by a key that keeps structure (host, literal path segments such
+//! as `showthread.php`, the names of the parameters that are kept) and abstracts values (numbers, ids,
+//! slugs). Inside a group, literals that vary become typed captures ([`CapType`]): `{int}`, `{hex}`,
+//! `{alpha}`, `{alnum}`, `{any}`; copied units are always captures, which is what lets a rule apply
+//! to URLs never seen. Parameters are matched as a set, never by position; a group whose target is
+//! derived from the source merges all its dropped parameters into one optional set
+//! (`showthread.php?t={int}&[mode]&[p]`). Three kinds come out:
+//! * [`RuleKind::Template`]: path and query patterns to a target template;
+//! * [`RuleKind::Alias`]: scheme/host aliases with path and query copied (`http`→`https`, `www.`);
+//! * [`RuleKind::Drop`]: drop one parameter anywhere on the host when the context parameters are
+//!   present, keeping every other parameter.
+//!
+//! Invariants: the output is deterministic (sorted by key, independent of thread count); every
+//! rule's target, applied to a member it was learned from, gives that member's canonical URL.
+
+use crate::align::align;
+use crate::base::{base_normalize, BaseOptions};
+use crate::consensus::consensus;
+use crate::tokenize::{split_url, tokenize, Tokens};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The type of a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CapType {
+    /// `[0-9]+`
+    Int,
+    /// `[0-9a-fA-F]+` (values of 8 characters or more)
+    Hex,
+    /// `[A-Za-z]+`
+    Alpha,
+    /// `[A-Za-z0-9]+`
+    Alnum,
+    /// anything within the unit, possibly empty
+    Any,
+}
+
+impl CapType {
+    /// The regex (shared subset of Rust `regex` and `java.util.regex`) of one capture.
+    pub fn regex(self, delim: &str) -> String {
+        match self {
+            CapType::Int => "[0-9]+".into(),
+            CapType::Hex => "[0-9a-fA-F]+".into(),
+            CapType::Alpha => "[A-Za-z]+".into(),
+            CapType::Alnum => "[A-Za-z0-9]+".into(),
+            CapType::Any => format!("[^{delim}]*"),
+        }
+    }
+
+    /// Whether one character belongs to the class.
+    pub fn accepts(self, c: char) -> bool {
+        match self {
+            CapType::Int => c.is_ascii_digit(),
+            CapType::Hex => c.is_ascii_hexdigit(),
+            CapType::Alpha => c.is_ascii_alphabetic(),
+            CapType::Alnum => c.is_ascii_alphanumeric(),
+            CapType::Any => true,
+        }
+    }
+
+    /// The narrowest type that accepts all `values`.
+    ///
+    /// ```
+    /// use dedust::CapType;
+    /// assert_eq!(CapType::infer(["12", "7"]), CapType::Int);
+    /// assert_eq!(CapType::infer(["26d0af1715cac27a", "ffff0000aa"]), CapType::Hex);
+    /// assert_eq!(CapType::infer(["hybrid", "threaded"]), CapType::Alpha);
+    /// assert_eq!(CapType::infer(["a-b", "c"]), CapType::Any);
+    /// ```
+    pub fn infer<'a>(values: impl IntoIterator<Item = &'a str>) -> CapType {
+        let values: Vec<&str> = values.into_iter().collect();
+        let all = |f: &dyn Fn(&str) -> bool| !values.is_empty() && values.iter().all(|v| !v.is_empty() && f(v));
+        if all(&|v| v.bytes().all(|b| b.is_ascii_digit())) {
+            CapType::Int
+        } else if all(&|v| v.len() >= 8 && v.bytes().all(|b| b.is_ascii_hexdigit())) {
+            CapType::Hex
+        } else if all(&|v| v.bytes().all(|b| b.is_ascii_alphabetic())) {
+            CapType::Alpha
+        } else if all(&|v| v.bytes().all(|b| b.is_ascii_alphanumeric())) {
+            CapType::Alnum
+        } else {
+            CapType::Any
+        }
+    }
+
+    /// Name used in readable patterns (`int`, `hex` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            CapType::Int => "int",
+            CapType::Hex => "hex",
+            CapType::Alpha => "alpha",
+            CapType::Alnum => "alnum",
+            CapType::Any => "any",
+        }
+    }
+}
+
+/// One piece of a path segment or parameter value pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Piece {
+    /// Literal text.
+    Lit(String),
+    /// A typed capture.
+    Cap(CapType),
+}
+
+/// Pattern of a parameter value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValPat {
+    /// Any value, or none.
+    Any,
+    /// A bare name without `=`.
+    Bare,
+    /// `=` followed by a value matching the pieces.
+    Pieces(Vec<Piece>),
+}
+
+/// The matching side of a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Source {
+    /// Scheme to match; `None` matches any.
+    pub scheme: Option<String>,
+    /// Host to match exactly (the rule's scope).
+    pub host: String,
+    /// Path segments (after the leading `/`) to match; `None` matches any path.
+    pub path: Option<Vec<Vec<Piece>>>,
+    /// Parameters that must occur exactly once, sorted by name.
+    pub required: Vec<(String, ValPat)>,
+    /// Parameters that may occur (any number of times, any value); they are dropped.
+    pub optional: Vec<String>,
+    /// Whether other parameters are allowed (they are kept).
+    pub rest: bool,
+}
+
+/// How a target path segment is made.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SegOut {
+    /// Literal text.
+    Lit(String),
+    /// Copy of source segment number `n`.
+    Copy(usize),
+}
+
+/// How a target parameter value is made.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValOut {
+    /// Copy the source parameter of the same name (with or without `=` as it was).
+    Copy,
+    /// A bare name.
+    Bare,
+    /// `=` and a literal value.
+    Lit(String),
+}
+
+/// The rewriting side of a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Target {
+    /// New scheme; `None` keeps it.
+    pub scheme: Option<String>,
+    /// New host; `None` keeps it.
+    pub host: Option<String>,
+    /// New path; `None` keeps it.
+    pub path: Option<Vec<SegOut>>,
+    /// New query parameters (plus the kept rest when the source allows it); `None` keeps the query.
+    pub query: Option<Vec<(String, ValOut)>>,
+}
+
+/// The kind of a rule (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleKind {
+    /// Path/query pattern to target template.
+    Template,
+    /// Scheme/host alias.
+    Alias,
+    /// Drop one parameter in context.
+    Drop,
+}
+
+/// One rewrite rule, as stored in the rule file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// Stable id (`r` + a hash of the pattern and target).
+    pub id: String,
+    /// The kind.
+    pub kind: RuleKind,
+    /// The host the rule applies to.
+    pub scope: String,
+    /// Readable pattern, e.g. `https://h.org/showthread.php?t={int:t}&[mode]&[p]`.
+    pub pattern: String,
+    /// Readable target, e.g. `https://h.org/showthread.php?t={t}`.
+    pub target: String,
+    /// Whole-URL regex (shared subset of Rust `regex` and `java.util.regex`), when expressible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+    /// Replacement for [`Rule::regex`] with `$n` groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+    /// Matching side.
+    pub source: Source,
+    /// Rewriting side.
+    pub output: Target,
+    /// Number of clusters the rule was learned from.
+    pub clusters: usize,
+    /// Number of distinct URLs it was learned from.
+    pub urls: usize,
+    /// Up to 3 example clusters (a few URLs each).
+    pub examples: Vec<Vec<String>>,
+    /// Validation: URLs the rule rewrote that merged with another URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support: Option<usize>,
+    /// Validation: those merged with a URL of another true cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp: Option<usize>,
+    /// Validation: fp / support.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fpr: Option<f64>,
+}
+
+/// A duplicate cluster: an id and its URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    /// Cluster id (ground truth label).
+    pub id: String,
+    /// Member URLs as read.
+    pub urls: Vec<String>,
+}
+
+/// Options of candidate learning.
+#[derive(Debug, Clone, Copy)]
+pub struct LearnOptions {
+    /// Base normalization applied first.
+    pub base: BaseOptions,
+    /// Largest number of members aligned per cluster; bigger clusters are sampled (deterministically).
+    pub max_cluster: usize,
+}
+
+impl Default for LearnOptions {
+    fn default() -> Self {
+        LearnOptions {
+            base: BaseOptions::default(),
+            max_cluster: 256,
+        }
+    }
+}
+
+/// What candidate learning saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LearnStats {
+    /// Clusters read.
+    pub clusters: usize,
+    /// Clusters with at least two distinct URLs after base normalization.
+    pub multi: usize,
+    /// URLs read.
+    pub urls: usize,
+    /// URLs the base layer rejected.
+    pub bad_urls: usize,
+    /// Clusters larger than the cap (sampled).
+    pub capped: usize,
+    /// Member → canonical pairs.
+    pub pairs: usize,
+}
+
+/// URL split into the units rules work on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Units {
+    pub scheme: String,
+    pub host: String,
+    pub port: String,
+    pub segs: Vec<String>,
+    pub params: Vec<(String, Option<String>)>,
+}
+
+impl Units {
+    pub(crate) fn parse(url: &str) -> Option<Units> {
+        let p = split_url(url)?;
+        if !p.userinfo.is_empty() || p.fragment.is_some() {
+            return None;
+        }
+        let segs = if p.path.is_empty() {
+            Vec::new()
+        } else {
+            p.path[1..].split('/').map(str::to_string).collect()
+        };
+        let params = p
+            .query
+            .map(|q| {
+                q.split('&')
+                    .filter(|s| !s.is_empty())
+                    .map(|kv| match kv.split_once('=') {
+                        Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                        None => (kv.to_string(), None),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Units {
+            scheme: p.scheme.into(),
+            host: p.host.into(),
+            port: p.port.into(),
+            segs,
+            params,
+        })
+    }
+}
+
+/// Whether a path segment looks like a value (id, slug, hash) rather than a fixed name.
+pub(crate) fn value_like(seg: &str) -> bool {
+    seg.bytes().any(|b| b.is_ascii_digit())
+        || seg.len() > 24
+        || seg.bytes().filter(|b| matches!(b, b'-' | b'_' | b'+' | b' ')).count() >= 2
+        || seg.contains('%')
+}
+
+/// Shape signature of a value-like segment: token kinds with punctuation kept.
+fn shape(seg: &str) -> String {
+    let t = tokenize(&format!("x://h/{seg}"));
+    let mut s = String::new();
+    for tok in &t.0[3..] {
+        match tok.kind {
+            crate::TokenKind::Word => s.push('A'),
+            crate::TokenKind::Number => s.push('9'),
+            _ => s.push_str(&tok.text),
+        }
+    }
+    s
+}
+
+fn seg_tokens(seg: &str) -> Vec<(crate::TokenKind, String)> {
+    let t = tokenize(&format!("x://h/{seg}"));
+    t.0[3..].iter().map(|t| (t.kind, t.text.clone())).collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum SegKey {
+    Lit(String),
+    Shape(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum GroupKey {
+    Alias {
+        from: (String, String),
+        to: (String, String),
+    },
+    Drop {
+        host: String,
+        context: Vec<String>,
+        drop: String,
+    },
+    Template {
+        from: (String, String),
+        to: (String, String),
+        path: Option<(Vec<SegKey>, Vec<SegOut>)>,
+        /// Source parameter names that are kept (copied) or, for literal targets, all of them.
+        params: Vec<String>,
+        /// Target query, `None` = copied.
+        query: Option<Vec<(String, ValOut)>>,
+        /// Literal target (not derived from the source): the source parameters are all required.
+        literal: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Obs {
+    cluster: usize,
+    from: Units,
+    from_url: String,
+    to_url: String,
+}
+
+/// Pick the canonical member of a cluster (index into `urls`).
+fn canonical(urls: &[String], toks: &[Tokens]) -> usize {
+    let c = consensus(&align(toks));
+    let occ = c.occupancy();
+    let score: Vec<usize> = (0..urls.len())
+        .map(|i| c.columns.iter().zip(&occ).filter(|(col, _)| col.cells[i].is_some()).map(|(_, o)| *o).sum())
+        .collect();
+    (0..urls.len())
+        .min_by(|&a, &b| {
+            toks[a]
+                .len()
+                .cmp(&toks[b].len())
+                .then_with(|| score[b].cmp(&score[a]))
+                .then_with(|| urls[b].starts_with("https:").cmp(&urls[a].starts_with("https:")))
+                .then_with(|| urls[a].cmp(&urls[b]))
+        })
+        .expect("cluster is not empty")
+}
+
+/// Base-normalize, dedupe and cap one cluster's URLs; returns the sorted distinct URLs.
+pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>, usize) {
+    let mut bad = 0;
+    let mut set = BTreeSet::new();
+    for u in &c.urls {
+        match base_normalize(u, &opts.base) {
+            Ok(n) => {
+                set.insert(n);
+            }
+            Err(_) => bad += 1,
+        }
+    }
+    (set.into_iter().collect(), bad)
+}
+
+fn observations(ci: usize, urls: &[String], out: &mut Vec<(GroupKey, Obs)>) {
+    let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
+    let c = canonical(urls, &toks);
+    let Some(cu) = Units::parse(&urls[c]) else { return };
+    for (i, u) in urls.iter().enumerate() {
+        if i == c {
+            continue;
+        }
+        let Some(uu) = Units::parse(u) else { continue };
+        if uu.port != cu.port {
+            continue;
+        }
+        let obs = Obs {
+            cluster: ci,
+            from: uu.clone(),
+            from_url: u.clone(),
+            to_url: urls[c].clone(),
+        };
+        for key in keys(&uu, &cu) {
+            out.push((key, obs.clone()));
+        }
+    }
+}
+
+fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
+    let mut v = p.to_vec();
+    v.sort();
+    v
+}
+
+/// Group keys of one pair `u → c`.
+fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
+    let mut out = Vec::new();
+    let same_query = sorted_params(&u.params) == sorted_params(&c.params);
+    let same_site = u.scheme == c.scheme && u.host == c.host;
+    if u.segs == c.segs && same_query && !same_site {
+        out.push(GroupKey::Alias {
+            from: (u.scheme.clone(), u.host.clone()),
+            to: (c.scheme.clone(), c.host.clone()),
+        });
+    }
+    let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
+    let dup_names = unames.len() != u.params.len();
+    let kept: Vec<&(String, Option<String>)> = c.params.iter().filter(|p| u.params.contains(p)).collect();
+    let kept_names: BTreeSet<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+    let dropped: BTreeSet<&str> = u
+        .params
+        .iter()
+        .filter(|p| !c.params.contains(p))
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !kept_names.contains(n))
+        .collect();
+    if same_site && u.segs == c.segs && !dup_names && kept.len() == c.params.len() && !dropped.is_empty() {
+        for d in &dropped {
+            out.push(GroupKey::Drop {
+                host: u.host.clone(),
+                context: kept_names.iter().map(|s| s.to_string()).collect(),
+                drop: d.to_string(),
+            });
+        }
+    }
+    if dup_names {
+        return out;
+    }
+    // Template: path part.
+    let path = {
+        let src: Vec<SegKey> = u
+            .segs
+            .iter()
+            .map(|s| if value_like(s) { SegKey::Shape(shape(s)) } else { SegKey::Lit(s.clone()) })
+            .collect();
+        let tgt: Vec<SegOut> = c
+            .segs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let j = if u.segs.get(i) == Some(s) {
+                    Some(i)
+                } else {
+                    u.segs.iter().position(|x| x == s)
+                };
+                match j {
+                    Some(j) if value_like(s) => SegOut::Copy(j),
+                    _ => SegOut::Lit(s.clone()),
+                }
+            })
+            .collect();
+        Some((src, tgt))
+    };
+    let derived_path = path
+        .as_ref()
+        .is_none_or(|(_, t)| t.iter().all(|o| matches!(o, SegOut::Copy(_)) || !matches!(o, SegOut::Lit(s) if value_like(s))));
+    let query: Option<Vec<(String, ValOut)>> = if same_query {
+        None
+    } else {
+        Some(
+            c.params
+                .iter()
+                .map(|(n, v)| {
+                    if u.params.contains(&(n.clone(), v.clone())) {
+                        (n.clone(), ValOut::Copy)
+                    } else {
+                        (n.clone(), v.clone().map_or(ValOut::Bare, ValOut::Lit))
+                    }
+                })
+                .collect(),
+        )
+    };
+    let derived_query = query
+        .as_ref()
+        .is_none_or(|q| q.iter().all(|(_, v)| matches!(v, ValOut::Copy)));
+    let literal = !(derived_path && derived_query);
+    let params: Vec<String> = if literal || query.is_none() {
+        u.params.iter().map(|(n, _)| n.clone()).collect()
+    } else {
+        kept_names.iter().map(|s| s.to_string()).collect()
+    };
+    let mut params = params;
+    params.sort();
+    if u.segs == c.segs && query.is_none() && !same_site {
+        // Pure scheme/host change: the alias key covers it.
+        return out;
+    }
+    out.push(GroupKey::Template {
+        from: (u.scheme.clone(), u.host.clone()),
+        to: (c.scheme.clone(), c.host.clone()),
+        path: if literal {
+            // A literal target needs the source path spelled out even when equal.
+            Some(path.unwrap_or_else(|| {
+                (
+                    u.segs
+                        .iter()
+                        .map(|s| if value_like(s) { SegKey::Shape(shape(s)) } else { SegKey::Lit(s.clone()) })
+                        .collect(),
+                    c.segs.iter().map(|s| SegOut::Lit(s.clone())).collect(),
+                )
+            }))
+        } else {
+            path
+        },
+        params,
+        query: if literal {
+            Some(query.unwrap_or_else(|| {
+                c.params
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.clone().map_or(ValOut::Bare, ValOut::Lit)))
+                    .collect()
+            }))
+        } else {
+            query
+        },
+        literal,
+    });
+    out
+}
+
+fn value_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
+    let first = values[0];
+    if !copied && values.iter().all(|v| *v == first) {
+        return if first.is_empty() { vec![] } else { vec![Piece::Lit(first.to_string())] };
+    }
+    vec![Piece::Cap(CapType::infer(values.iter().copied()))]
+}
+
+fn seg_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
+    let first = values[0];
+    if !copied && values.iter().all(|v| *v == first) {
+        return if first.is_empty() { vec![] } else { vec![Piece::Lit(first.to_string())] };
+    }
+    // Same shape in the group: token by token.
+    let toks: Vec<Vec<(crate::TokenKind, String)>> = values.iter().map(|v| seg_tokens(v)).collect();
+    let n = toks[0].len();
+    if n == 0 || toks.iter().any(|t| t.len() != n) {
+        return vec![Piece::Cap(CapType::infer(values.iter().copied()))];
+    }
+    let mut pieces: Vec<Piece> = Vec::new();
+    for k in 0..n {
+        let (kind, text) = &toks[0][k];
+        let constant = toks.iter().all(|t| t[k].1 == *text);
+        let piece = match kind {
+            crate::TokenKind::Number if copied || !constant => Piece::Cap(CapType::Int),
+            crate::TokenKind::Word if !constant => Piece::Cap(CapType::Alpha),
+            _ => Piece::Lit(text.clone()),
+        };
+        match (pieces.last_mut(), piece) {
+            (Some(Piece::Lit(prev)), Piece::Lit(s)) => prev.push_str(&s),
+            (_, p) => pieces.push(p),
+        }
+    }
+    // A capture followed by a literal starting in its class would read differently as a regex.
+    for w in pieces.windows(2) {
+        if let (Piece::Cap(t), Piece::Lit(s)) = (&w[0], &w[1]) {
+            if s.chars().next().is_some_and(|c| t.accepts(c)) {
+                return vec![Piece::Cap(CapType::Any)];
+            }
+        }
+    }
+    pieces
+}
+
+fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
+    let mut clusters: Vec<usize> = obs.iter().map(|o| o.cluster).collect();
+    clusters.sort_unstable();
+    clusters.dedup();
+    let mut urls: BTreeSet<&str> = BTreeSet::new();
+    for o in obs {
+        urls.insert(&o.from_url);
+        urls.insert(&o.to_url);
+    }
+    let mut examples: Vec<Vec<String>> = Vec::new();
+    for &cl in clusters.iter().take(3) {
+        let mut ex: Vec<String> = Vec::new();
+        for o in obs.iter().filter(|o| o.cluster == cl) {
+            for u in [&o.to_url, &o.from_url] {
+                if !ex.contains(u) && ex.len() < 4 {
+                    ex.push(u.clone());
+                }
+            }
+        }
+        examples.push(ex);
+    }
+    let (kind, source, output) = match key {
+        GroupKey::Alias { from, to } => (
+            RuleKind::Alias,
+            Source {
+                scheme: Some(from.0.clone()),
+                host: from.1.clone(),
+                path: None,
+                required: vec![],
+                optional: vec![],
+                rest: true,
+            },
+            Target {
+                scheme: (from.0 != to.0).then(|| to.0.clone()),
+                host: (from.1 != to.1).then(|| to.1.clone()),
+                path: None,
+                query: None,
+            },
+        ),
+        GroupKey::Drop { host, context, drop } => (
+            RuleKind::Drop,
+            Source {
+                scheme: None,
+                host: host.clone(),
+                path: None,
+                required: context.iter().map(|n| (n.clone(), ValPat::Any)).collect(),
+                optional: vec![drop.clone()],
+                rest: true,
+            },
+            Target {
+                scheme: None,
+                host: None,
+                path: None,
+                query: Some(context.iter().map(|n| (n.clone(), ValOut::Copy)).collect()),
+            },
+        ),
+        GroupKey::Template {
+            from,
+            to,
+            path,
+            params,
+            query,
+            literal,
+        } => {
+            let src_path = path.as_ref().map(|(src, tgt)| {
+                src.iter()
+                    .enumerate()
+                    .map(|(i, k)| match k {
+                        SegKey::Lit(s) => {
+                            if s.is_empty() {
+                                vec![]
+                            } else {
+                                vec![Piece::Lit(s.clone())]
+                            }
+                        }
+                        SegKey::Shape(_) => {
+                            let vals: Vec<&str> = obs.iter().map(|o| o.from.segs[i].as_str()).collect();
+                            let copied = tgt.contains(&SegOut::Copy(i));
+                            seg_pieces(&vals, copied)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let copied_names: BTreeSet<&str> = query
+                .as_ref()
+                .map(|q| q.iter().filter(|(_, v)| *v == ValOut::Copy).map(|(n, _)| n.as_str()).collect())
+                .unwrap_or_default();
+            let mut required = Vec::new();
+            let mut optional: BTreeSet<String> = BTreeSet::new();
+            if query.is_some() {
+                for name in params {
+                    let vals: Vec<Option<&str>> = obs
+                        .iter()
+                        .map(|o| o.from.params.iter().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref()))
+                        .collect();
+                    let pat = if vals.iter().all(|v| v.is_none()) {
+                        ValPat::Bare
+                    } else if vals.iter().any(|v| v.is_none()) {
+                        ValPat::Any
+                    } else {
+                        let vs: Vec<&str> = vals.iter().map(|v| v.unwrap()).collect();
+                        ValPat::Pieces(value_pieces(&vs, copied_names.contains(name.as_str())))
+                    };
+                    required.push((name.clone(), pat));
+                }
+                if !literal {
+                    for o in obs {
+                        for (n, _) in &o.from.params {
+                            if !params.contains(n) {
+                                optional.insert(n.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            (
+                RuleKind::Template,
+                Source {
+                    scheme: Some(from.0.clone()),
+                    host: from.1.clone(),
+                    path: src_path,
+                    required,
+                    optional: optional.into_iter().collect(),
+                    rest: query.is_none(),
+                },
+                Target {
+                    scheme: (from.0 != to.0).then(|| to.0.clone()),
+                    host: (from.1 != to.1).then(|| to.1.clone()),
+                    path: path.as_ref().map(|(_, t)| t.clone()),
+                    query: query.clone(),
+                },
+            )
+        }
+    };
+    let mut rule = Rule {
+        id: String::new(),
+        kind,
+        scope: source.host.clone(),
+        pattern: String::new(),
+        target: String::new(),
+        regex: None,
+        replacement: None,
+        source,
+        output,
+        clusters: clusters.len(),
+        urls: urls.len(),
+        examples,
+        support: None,
+        fp: None,
+        fpr: None,
+    };
+    crate::render::describe(&mut rule);
+    Some(rule)
+}
+
+/// Learn candidate rules from clusters (no validation).
+///
+/// `progress` is called with the number of clusters done so far (from several threads).
+///
+/// ```
+/// use dedust::{learn_candidates, Cluster, LearnOptions};
+/// let mk = |id: &str, urls: &[&str]| Cluster { id: id.into(), urls: urls.iter().map(|s| s.to_string()).collect() };
+/// let clusters = vec![
+///     mk("a", &["https://f.org/show.php?t=1", "https://f.org/show.php?t=1&mode=hybrid"]),
+///     mk("b", &["https://f.org/show.php?t=2", "https://f.org/show.php?p=7&t=2"]),
+/// ];
+/// let (rules, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+/// assert!(rules.iter().any(|r| r.pattern == "https://f.org/show.php?t={int:t}&[mode]&[p]"));
+/// ```
+pub fn learn_candidates(
+    clusters: &[Cluster],
+    opts: &LearnOptions,
+    progress: &(dyn Fn(usize) + Sync),
+) -> (Vec<Rule>, LearnStats) {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let per: Vec<(Vec<(GroupKey, Obs)>, usize, usize, bool)> = clusters
+        .par_iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let (mut urls, bad) = prepare_cluster(c, opts);
+            let n = urls.len();
+            let capped = urls.len() > opts.max_cluster;
+            if capped {
+                sample(&mut urls, opts.max_cluster);
+            }
+            let mut out = Vec::new();
+            if urls.len() >= 2 {
+                observations(ci, &urls, &mut out);
+            }
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if d % 256 == 0 {
+                progress(d);
+            }
+            (out, n, bad, capped)
+        })
+        .collect();
+    progress(clusters.len());
+    let mut stats = LearnStats {
+        clusters: clusters.len(),
+        urls: clusters.iter().map(|c| c.urls.len()).sum(),
+        ..Default::default()
+    };
+    let mut groups: BTreeMap<GroupKey, Vec<Obs>> = BTreeMap::new();
+    for (obs, n, bad, capped) in per {
+        stats.bad_urls += bad;
+        stats.multi += usize::from(n >= 2);
+        stats.capped += usize::from(capped);
+        for (k, o) in obs {
+            if matches!(k, GroupKey::Template { .. }) {
+                stats.pairs += 1;
+            }
+            groups.entry(k).or_default().push(o);
+        }
+    }
+    let groups: Vec<(GroupKey, Vec<Obs>)> = groups.into_iter().collect();
+    let mut rules: Vec<Rule> = groups.par_iter().filter_map(|(k, o)| build_rule(k, o)).collect();
+    // Identical rules from different keys collapse into the first.
+    let mut seen = BTreeSet::new();
+    rules.retain(|r| seen.insert((r.source.clone(), r.output.clone())));
+    (rules, stats)
+}
+
+/// Keep `k` of the sorted URLs, spread evenly (deterministic).
+fn sample(urls: &mut Vec<String>, k: usize) {
+    let n = urls.len();
+    let picked: Vec<String> = (0..k).map(|i| urls[i * n / k].clone()).collect();
+    *urls = picked;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mk(id: &str, urls: &[&str]) -> Cluster {
+        Cluster {
+            id: id.into(),
+            urls: urls.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn learn(cl: &[Cluster]) -> Vec<(String, String)> {
+        let (rules, _) = learn_candidates(cl, &LearnOptions::default(), &|_| {});
+        rules.into_iter().map(|r| (r.pattern, r.target)).collect()
+    }
+
+    #[test]
+    fn generation_table() {
+        let cases: Vec<(Vec<Cluster>, (&str, &str))> = vec![
+            (
+                vec![
+                    mk("a", &["https://f.org/s.php?t=1", "https://f.org/s.php?t=1&mode=hybrid"]),
+                    mk("b", &["https://f.org/s.php?t=2", "https://f.org/s.php?t=2&p=5"]),
+                ],
+                ("https://f.org/s.php?t={int:t}&[mode]&[p]", "https://f.org/s.php?t={t}"),
+            ),
+            (
+                vec![mk("a", &["https://f.org/g.php", "https://f.org/g.php/"])],
+                ("https://f.org/g.php/{?query}", "https://f.org/g.php{?query}"),
+            ),
+            (
+                vec![
+                    mk("a", &["http://f.org/a/1", "https://f.org/a/1"]),
+                    mk("b", &["http://f.org/b?x=1", "https://f.org/b?x=1"]),
+                ],
+                ("http://f.org{/path}{?query}", "https://f.org{/path}{?query}"),
+            ),
+            (
+                vec![mk("a", &["http://www.f.org/a", "http://f.org/a"])],
+                ("http://www.f.org{/path}{?query}", "http://f.org{/path}{?query}"),
+            ),
+            (
+                // Login wall: every `u` maps to one member of the cluster.
+                vec![mk("a", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=22", "https://f.org/m.php?u=333"])],
+                ("https://f.org/m.php?u={int:u}", "https://f.org/m.php?u=1"),
+            ),
+            (
+                // Value-like path segments generalize token by token.
+                vec![
+                    mk("a", &["https://f.org/t-12.html", "https://f.org/t-12.html/print"]),
+                    mk("b", &["https://f.org/t-345.html", "https://f.org/t-345.html/print"]),
+                ],
+                ("https://f.org/t-{int}.html/print{?query}", "https://f.org/{seg0}{?query}"),
+            ),
+        ];
+        for (clusters, (pat, tgt)) in cases {
+            let got = learn(&clusters);
+            assert!(
+                got.iter().any(|(p, t)| p == pat && t == tgt),
+                "wanted {pat} -> {tgt}, got {got:#?}"
+            );
+        }
+    }
+
+    #[test]
+    fn canonical_prefers_fewest_tokens_then_https() {
+        let urls: Vec<String> = ["https://h/a?t=1&p=2", "https://h/a?t=1", "http://h/a?t=1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
+        assert_eq!(canonical(&urls, &toks), 1);
+    }
+
+    #[test]
+    fn cap_type_inference() {
+        let cases: &[(&[&str], CapType)] = &[
+            (&["1", "22"], CapType::Int),
+            (&["deadbeef00", "0123456789abcdef"], CapType::Hex),
+            (&["abc", "XYZ"], CapType::Alpha),
+            (&["abc", "12x"], CapType::Alnum),
+            (&["a b", "c"], CapType::Any),
+            (&[""], CapType::Any),
+        ];
+        for (vals, want) in cases {
+            assert_eq!(CapType::infer(vals.iter().copied()), *want, "{vals:?}");
+        }
+    }
+
+    #[test]
+    fn deterministic_across_threads() {
+        let mut cl = Vec::new();
+        for i in 0..200 {
+            cl.push(mk(
+                &format!("c{i}"),
+                &[
+                    &format!("https://f.org/s.php?t={i}"),
+                    &format!("https://f.org/s.php?t={i}&p={}", i * 7),
+                    &format!("http://www.f.org/s.php?t={i}"),
+                ],
+            ));
+        }
+        let a = serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let b = pool.install(|| serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0).unwrap());
+        assert_eq!(a, b);
+    }
+}
