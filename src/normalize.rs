@@ -5,7 +5,7 @@
 //! the cost per URL depends on the rules of that URL's host only, not on the size of the rule set.
 //!
 //! Semantics: the base layer runs first (unless disabled); then the first rule in file order that
-//! matches rewrites the URL; this repeats until no rule changes it (at most [`MAX_ROUNDS`] times),
+//! matches and changes the URL rewrites it; this repeats until no rule changes it (at most [`MAX_ROUNDS`] times),
 //! so the result is a fixed point and `normalize(normalize(u)) == normalize(u)` whenever the rule
 //! set has no cycle (learning removes cycles; `validate` checks it on data).
 //!
@@ -86,13 +86,13 @@ impl Normalizer {
         Normalized { url, rule: last }
     }
 
-    /// The first matching rule and its output (which may equal the input).
+    /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
         let host = split_url(url)?.host;
         let cands = self.by_host.get(host)?;
         cands
             .iter()
-            .find_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
+            .find_map(|&i| apply_rule(&self.rules[i], url).filter(|o| o != url).map(|o| (i, o)))
     }
 
     /// All rules that match `url`, with their outputs.
@@ -103,6 +103,78 @@ impl Normalizer {
             .iter()
             .filter_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
             .collect()
+    }
+}
+
+/// Longest line `normalize` accepts as a URL (longer lines are passed through as bad).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The outcome for one input line of `dedust normalize`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineResult {
+    /// A URL and its canonical form.
+    Url(Normalized),
+    /// A line that is not a usable URL; it is passed through unchanged.
+    Bad(BadLine),
+}
+
+/// Why a line was passed through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BadLine {
+    /// Empty or blank.
+    Empty,
+    /// Over [`MAX_LINE`] bytes.
+    TooLong,
+    /// Not valid UTF-8.
+    NotUtf8,
+    /// Rejected by the URL parser.
+    NotUrl,
+}
+
+impl BadLine {
+    /// Short name used in `--tsv` and `--stats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BadLine::Empty => "empty",
+            BadLine::TooLong => "too-long",
+            BadLine::NotUtf8 => "not-utf8",
+            BadLine::NotUrl => "not-url",
+        }
+    }
+}
+
+impl Normalizer {
+    /// Classify and normalize one input line (without its line terminator).
+    ///
+    /// ```
+    /// use dedust::{normalize::{BadLine, LineResult}, BaseOptions, Normalizer};
+    /// let n = Normalizer::new(vec![], Some(BaseOptions::default()));
+    /// assert!(matches!(n.normalize_line(b"HTTP://A.ORG"), LineResult::Url(u) if u.url == "http://a.org/"));
+    /// assert_eq!(n.normalize_line(b"\xff"), LineResult::Bad(BadLine::NotUtf8));
+    /// assert_eq!(n.normalize_line(b"  "), LineResult::Bad(BadLine::Empty));
+    /// ```
+    pub fn normalize_line(&self, line: &[u8]) -> LineResult {
+        if line.len() > MAX_LINE {
+            return LineResult::Bad(BadLine::TooLong);
+        }
+        let Ok(s) = std::str::from_utf8(line) else {
+            return LineResult::Bad(BadLine::NotUtf8);
+        };
+        if s.trim().is_empty() {
+            return LineResult::Bad(BadLine::Empty);
+        }
+        match &self.base {
+            Some(_) => match self.normalize(s) {
+                Ok(n) => LineResult::Url(n),
+                Err(_) => LineResult::Bad(BadLine::NotUrl),
+            },
+            None => {
+                if split_url(s).is_none() {
+                    return LineResult::Bad(BadLine::NotUrl);
+                }
+                LineResult::Url(self.apply_rules(s.to_string()))
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! kept set is then made conflict-free, ordered and idempotent. Progress goes through a callback.
 
 use crate::rulefile::{BaseSettings, RuleFile, ValidationSettings};
-use crate::rules::{learn_candidates, Cluster, LearnOptions, LearnStats};
+use crate::rules::{learn_candidates, Cluster, LearnOptions, LearnStats, Rule};
 use crate::validate::{finalize, labeled, rule_stats, select, ValidateOptions, ValidateReport};
 
 /// Settings of a learn run.
@@ -38,6 +38,8 @@ pub struct LearnOutput {
     pub candidates: usize,
     /// Validation numbers (when validated).
     pub validation: Option<ValidateReport>,
+    /// Every candidate with its validation numbers (when validated), for `--explain`.
+    pub all_candidates: Vec<Rule>,
 }
 
 /// Learn a deployable rule file from clusters.
@@ -65,6 +67,17 @@ pub fn learn(clusters: &[Cluster], cfg: &LearnConfig, progress: &(dyn Fn(Stage, 
             progress(Stage::Validate, 0, candidates);
             let st = rule_stats(&cands, &data, &[]);
             progress(Stage::Validate, candidates, candidates);
+            let all_candidates: Vec<Rule> = cands
+                .iter()
+                .zip(&st)
+                .map(|(r, &(s, f))| {
+                    let mut r = r.clone();
+                    r.support = Some(s);
+                    r.fp = Some(f);
+                    r.fpr = Some(if s == 0 { 0.0 } else { f as f64 / s as f64 });
+                    r
+                })
+                .collect();
             let (rules, rep) = select(cands, &st, &data, &v);
             LearnOutput {
                 file: RuleFile::new(
@@ -78,6 +91,7 @@ pub fn learn(clusters: &[Cluster], cfg: &LearnConfig, progress: &(dyn Fn(Stage, 
                 stats,
                 candidates,
                 validation: Some(rep),
+                all_candidates,
             }
         }
         None => {
@@ -87,6 +101,7 @@ pub fn learn(clusters: &[Cluster], cfg: &LearnConfig, progress: &(dyn Fn(Stage, 
                 stats,
                 candidates,
                 validation: None,
+                all_candidates: Vec::new(),
             }
         }
     }

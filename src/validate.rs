@@ -253,7 +253,7 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
             let mut m = HashMap::new();
             if let Some(idx) = by_host.get(&r.source.host) {
                 for &i in idx {
-                    if let Some(o) = apply_rule(r, &refs[i].url) {
+                    if let Some(o) = apply_rule(r, &refs[i].url).filter(|o| *o != refs[i].url) {
                         m.insert(i, o);
                     }
                 }

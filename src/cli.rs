@@ -1,0 +1,177 @@
+//! Command line: clap definitions and dispatch. Exit codes (also in README):
+//! 0 success; 1 error (unreadable input, bad rule file, empty input); 2 usage error;
+//! 3 `normalize --strict` saw bad lines.
+
+use clap::{Args, Parser, Subcommand};
+
+/// Learn URL normalization rules that remove DUST (Different URLs with Similar Text).
+#[derive(Parser, Debug)]
+#[command(name = "dedust", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Base-layer flags shared by the subcommands.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct BaseFlags {
+    /// Keep `#fragment` (dropped by default).
+    #[arg(long)]
+    pub keep_fragment: bool,
+    /// Keep the query parameter order (sorted by name by default).
+    #[arg(long)]
+    pub keep_query_order: bool,
+}
+
+impl BaseFlags {
+    pub fn options(&self) -> dedust::BaseOptions {
+        dedust::BaseOptions {
+            keep_fragment: self.keep_fragment,
+            keep_query_order: self.keep_query_order,
+        }
+    }
+}
+
+/// Validation thresholds.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct ValidateFlags {
+    /// Least number of validation URLs a rule must merge correctly or not.
+    #[arg(long, default_value_t = 2)]
+    pub min_support: usize,
+    /// Highest share of a rule's merges that may join different content.
+    #[arg(long, default_value_t = 0.05)]
+    pub max_fpr: f64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Learn rules from duplicate-URL clusters.
+    Learn(LearnArgs),
+    /// Apply rules to a list of URLs, one output line per input line.
+    Normalize(NormalizeArgs),
+    /// Measure reduction and lost content against ground-truth clusters.
+    Evaluate(EvaluateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LearnArgs {
+    /// Cluster file (tsv, csv, jsonl, ache, cdxj; .gz ok; `-` for stdin).
+    pub input: String,
+    /// Write the rule file here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// Input format.
+    #[arg(long, default_value = "auto")]
+    pub format: dedust::InputFormat,
+    /// Skip validation (keep every candidate rule).
+    #[arg(long)]
+    pub no_validate: bool,
+    /// Also write every candidate rule with its support and fpr to this file (JSON).
+    #[arg(long)]
+    pub explain: Option<String>,
+    #[command(flatten)]
+    pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// Largest cluster aligned whole; bigger ones are sampled.
+    #[arg(long, default_value_t = 256)]
+    pub max_cluster: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct NormalizeArgs {
+    /// URL list, one per line (`-` or absent: stdin).
+    pub input: Option<String>,
+    /// Rule file(s); without any, only the base layer runs.
+    #[arg(long = "rules", short = 'r')]
+    pub rules: Vec<String>,
+    /// Print `url<TAB>canonical<TAB>rule_id` (bad lines: `url<TAB>url<TAB>!bad:<reason>`).
+    #[arg(long)]
+    pub tsv: bool,
+    /// Print each canonical URL once (first occurrence wins); bad lines are still passed through.
+    #[arg(long)]
+    pub dedup: bool,
+    /// Summary on stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Exit with code 3 when a bad line was seen.
+    #[arg(long)]
+    pub strict: bool,
+    /// Rules only: leave URL bytes otherwise untouched.
+    #[arg(long)]
+    pub no_base: bool,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct EvaluateArgs {
+    /// Ground-truth clusters (any `learn` input format).
+    #[arg(long)]
+    pub truth: String,
+    /// Rule file(s) to evaluate on all truth URLs; without, learn on a split and test on the rest.
+    #[arg(long = "rules", short = 'r')]
+    pub rules: Vec<String>,
+    /// How to split when learning inside: `url` or `cluster`.
+    #[arg(long, default_value = "url")]
+    pub split: dedust::SplitMode,
+    /// Share of the data held out for testing.
+    #[arg(long, default_value_t = 0.2)]
+    pub test_fraction: f64,
+    /// Split seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Input format of the truth file.
+    #[arg(long, default_value = "auto")]
+    pub format: dedust::InputFormat,
+    #[command(flatten)]
+    pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parse arguments, run, return the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let res = match cli.command {
+        Command::Learn(a) => crate::cmd::learn::run(a),
+        Command::Normalize(a) => crate::cmd::normalize::run(a),
+        Command::Evaluate(a) => crate::cmd::evaluate::run(a),
+    };
+    match res {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("dedust: error: {e:#}");
+            1
+        }
+    }
+}
+
+/// Set the rayon pool size once.
+pub fn threads(n: Option<usize>) {
+    if let Some(n) = n {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+    }
+}

@@ -1,0 +1,85 @@
+//! `dedust learn`: clusters in, validated rule file out, summary on stderr.
+
+use crate::cli::LearnArgs;
+use dedust::{LearnConfig, LearnOptions, Stage, ValidateOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Instant;
+
+pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
+    crate::cli::threads(a.threads);
+    let t0 = Instant::now();
+    let clusters = super::read_clusters(&a.input, a.format)?;
+    let cfg = LearnConfig {
+        learn: LearnOptions {
+            base: a.base.options(),
+            max_cluster: a.max_cluster.max(2),
+        },
+        validate: (!a.no_validate).then_some(ValidateOptions {
+            min_support: a.validate.min_support,
+            max_fpr: a.validate.max_fpr,
+        }),
+    };
+    let bar = if !a.quiet && std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(clusters.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} {msg:10} [{bar:40}] {pos}/{len} ({eta})")
+                .expect("template")
+                .progress_chars("=> "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let out = dedust::learn(&clusters, &cfg, &|stage, done, total| {
+        if let Some(b) = &bar {
+            b.set_message(match stage {
+                Stage::Align => "aligning",
+                Stage::Validate => "validating",
+            });
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    super::write_out(a.output.as_deref(), &out.file.to_json())?;
+    if let Some(p) = &a.explain {
+        let kept: std::collections::HashSet<&str> = out.file.rules.iter().map(|r| r.id.as_str()).collect();
+        let v: Vec<serde_json::Value> = out
+            .all_candidates
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "kept": kept.contains(r.id.as_str()), "id": r.id, "pattern": r.pattern, "target": r.target,
+                    "support": r.support, "fp": r.fp, "clusters": r.clusters, "examples": r.examples,
+                })
+            })
+            .collect();
+        super::write_out(Some(p), &(serde_json::to_string_pretty(&v)? + "\n"))?;
+    }
+    let s = &out.stats;
+    eprintln!(
+        "learn: {} clusters ({} with duplicates{}), {} URLs ({} rejected by the base layer), {} pairs",
+        s.clusters,
+        s.multi,
+        if s.capped > 0 { format!(", {} sampled to {} URLs", s.capped, cfg.learn.max_cluster) } else { String::new() },
+        s.urls,
+        s.bad_urls,
+        s.pairs
+    );
+    match &out.validation {
+        Some(v) => eprintln!(
+            "learn: {} candidates → {} rules (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
+            out.candidates, v.kept, v.low_support, v.high_fpr, v.conflicts, v.not_idempotent
+        ),
+        None => eprintln!("learn: {} candidates → {} rules (not validated)", out.candidates, out.file.rules.len()),
+    }
+    eprintln!(
+        "learn: wrote {} in {:.2}s",
+        a.output.as_deref().unwrap_or("stdout"),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(0)
+}

@@ -1,0 +1,45 @@
+//! One module per subcommand; each turns parsed flags into a library call and prints.
+
+pub mod evaluate;
+pub mod learn;
+pub mod normalize;
+
+/// Write text to `-o FILE` or stdout.
+pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    match path {
+        Some(p) if p != "-" => {
+            if let Some(dir) = std::path::Path::new(p).parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+                }
+            }
+            std::fs::write(p, text).with_context(|| format!("writing {p}"))
+        }
+        _ => {
+            let mut o = std::io::stdout().lock();
+            o.write_all(text.as_bytes()).context("writing stdout")?;
+            o.flush().context("writing stdout")
+        }
+    }
+}
+
+/// Read the clusters of a file, with the skip summary on stderr.
+pub fn read_clusters(path: &str, format: dedust::InputFormat) -> anyhow::Result<Vec<dedust::Cluster>> {
+    let (clusters, rep) = dedust::read_clusters(path, format)?;
+    if rep.skipped > 0 {
+        let first: Vec<String> = rep.first_bad.iter().map(|(l, w)| format!("line {l}: {w}")).collect();
+        eprintln!("{path}: skipped {} malformed lines ({})", rep.skipped, first.join("; "));
+    }
+    Ok(clusters)
+}
+
+/// Load and concatenate rule files (in the order given).
+pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
+    let mut rules = Vec::new();
+    for p in paths {
+        rules.extend(dedust::RuleFile::read(p)?.rules);
+    }
+    Ok(rules)
+}
