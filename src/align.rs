@@ -99,7 +99,12 @@ enum Step {
 /// `O(n · (|V| + |E|) · L)` for `n` sequences of length at most `L` (see the module docs).
 pub fn align(seqs: &[Tokens]) -> Alignment {
     let mut order: Vec<usize> = (0..seqs.len()).collect();
-    order.sort_by(|&a, &b| seqs[b].len().cmp(&seqs[a].len()).then_with(|| seqs[a].cmp(&seqs[b])));
+    order.sort_by(|&a, &b| {
+        seqs[b]
+            .len()
+            .cmp(&seqs[a].len())
+            .then_with(|| seqs[a].cmp(&seqs[b]))
+    });
     let mut graph: DiGraph<AlignNode, ()> = DiGraph::new();
     let mut paths: Vec<Vec<NodeIndex>> = vec![Vec::new(); seqs.len()];
     for &si in &order {
@@ -129,7 +134,11 @@ fn align_one(graph: &mut DiGraph<AlignNode, ()>, si: usize, seq: &[Token]) -> Ve
     for (r0, &v) in topo.iter().enumerate() {
         let r = r0 + 1;
         preds.clear();
-        preds.extend(graph.neighbors_directed(v, Direction::Incoming).map(|p| row_of[p.index()]));
+        preds.extend(
+            graph
+                .neighbors_directed(v, Direction::Incoming)
+                .map(|p| row_of[p.index()]),
+        );
         if preds.is_empty() {
             preds.push(0);
         }
@@ -282,10 +291,17 @@ mod tests {
     #[test]
     fn reordering_makes_parallel_nodes() {
         // Different words in the same position align as a variant (score 1) rather than two gaps.
-        let seqs = vec![tokenize("http://h/forum.php?s=1"), tokenize("http://h/index.php?s=1")];
+        let seqs = vec![
+            tokenize("http://h/forum.php?s=1"),
+            tokenize("http://h/index.php?s=1"),
+        ];
         let a = align(&seqs);
         assert_eq!(a.graph.node_count(), 7);
-        let word_nodes: Vec<_> = a.graph.node_indices().filter(|v| a.graph[*v].texts() == ["forum", "index"]).collect();
+        let word_nodes: Vec<_> = a
+            .graph
+            .node_indices()
+            .filter(|v| a.graph[*v].texts() == ["forum", "index"])
+            .collect();
         assert_eq!(word_nodes.len(), 1);
     }
 

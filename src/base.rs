@@ -63,7 +63,9 @@ pub fn base_normalize(input: &str, opts: &BaseOptions) -> Result<String, BaseErr
     }
     let path = normalize_escapes(url.path());
     url.set_path(&path);
-    let query = url.query().map(|q| normalize_query(q, opts.keep_query_order));
+    let query = url
+        .query()
+        .map(|q| normalize_query(q, opts.keep_query_order));
     match query {
         Some(q) if !q.is_empty() => url.set_query(Some(&q)),
         _ => url.set_query(None),
@@ -151,12 +153,24 @@ mod tests {
             ("HTTP://WWW.Example.com/", d, "http://www.example.com/"),
             ("http://example.com:80/x", d, "http://example.com/x"),
             ("https://example.com:443/x", d, "https://example.com/x"),
-            ("https://example.com:8443/x", d, "https://example.com:8443/x"),
+            (
+                "https://example.com:8443/x",
+                d,
+                "https://example.com:8443/x",
+            ),
             ("http://example.com", d, "http://example.com/"),
             ("http://e.com/a/b/../c/./d", d, "http://e.com/a/c/d"),
-            ("http://e.com/%7Euser/%41%2f%2F", d, "http://e.com/~user/A%2F%2F"),
+            (
+                "http://e.com/%7Euser/%41%2f%2F",
+                d,
+                "http://e.com/~user/A%2F%2F",
+            ),
             ("http://e.com/a%c3%a9", d, "http://e.com/a%C3%A9"),
-            ("http://e.com/x?b=2&a=1&a=0", d, "http://e.com/x?a=1&a=0&b=2"),
+            (
+                "http://e.com/x?b=2&a=1&a=0",
+                d,
+                "http://e.com/x?a=1&a=0&b=2",
+            ),
             ("http://e.com/x?b=2&a=1", keep, "http://e.com/x?b=2&a=1"),
             ("http://e.com/x?b=2&&a=1&", d, "http://e.com/x?a=1&b=2"),
             ("http://e.com/x?", d, "http://e.com/x"),
@@ -166,12 +180,20 @@ mod tests {
             ("  http://e.com/x  ", d, "http://e.com/x"),
             ("http://e.com/50%", d, "http://e.com/50%"),
             ("http://e.com/5%zz", d, "http://e.com/5%zz"),
-            ("mailto:Someone@Example.com", d, "mailto:Someone@Example.com"),
+            (
+                "mailto:Someone@Example.com",
+                d,
+                "mailto:Someone@Example.com",
+            ),
         ];
         for (input, o, want) in cases {
             let got = base_normalize(input, o).unwrap();
             assert_eq!(&got, want, "input {input}");
-            assert_eq!(base_normalize(&got, o).unwrap(), got, "idempotent on {input}");
+            assert_eq!(
+                base_normalize(&got, o).unwrap(),
+                got,
+                "idempotent on {input}"
+            );
         }
     }
 

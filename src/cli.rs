@@ -51,6 +51,24 @@ pub enum Command {
     Normalize(NormalizeArgs),
     /// Measure reduction and lost content against ground-truth clusters.
     Evaluate(EvaluateArgs),
+    /// Generate a synthetic DUST web with ground truth.
+    Synth(SynthArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Number of sites.
+    #[arg(long, default_value_t = 10)]
+    pub sites: usize,
+    /// Pages (distinct contents) per site.
+    #[arg(long, default_value_t = 100)]
+    pub pages: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output directory (gets clusters.tsv and truth.json).
+    #[arg(short, long)]
+    pub output: String,
 }
 
 #[derive(Args, Debug)]
@@ -159,6 +177,7 @@ pub fn run() -> i32 {
         Command::Learn(a) => crate::cmd::learn::run(a),
         Command::Normalize(a) => crate::cmd::normalize::run(a),
         Command::Evaluate(a) => crate::cmd::evaluate::run(a),
+        Command::Synth(a) => crate::cmd::synth::run(a),
     };
     match res {
         Ok(code) => code,
@@ -172,6 +191,8 @@ pub fn run() -> i32 {
 /// Set the rayon pool size once.
 pub fn threads(n: Option<usize>) {
     if let Some(n) = n {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
 }

@@ -56,7 +56,10 @@ impl Consensus {
 
     /// How many sequences fill each column (used to rank canonical candidates).
     pub fn occupancy(&self) -> Vec<usize> {
-        self.columns.iter().map(|c| c.cells.iter().filter(|x| x.is_some()).count()).collect()
+        self.columns
+            .iter()
+            .map(|c| c.cells.iter().filter(|x| x.is_some()).count())
+            .collect()
     }
 }
 
@@ -73,8 +76,12 @@ impl Consensus {
 pub fn consensus(a: &Alignment) -> Consensus {
     let g = &a.graph;
     let n = a.paths.len();
-    let mut indeg: Vec<usize> = g.node_indices().map(|v| g.neighbors_directed(v, Direction::Incoming).count()).collect();
-    let mut queue: VecDeque<NodeIndex> = g.node_indices().filter(|v| indeg[v.index()] == 0).collect();
+    let mut indeg: Vec<usize> = g
+        .node_indices()
+        .map(|v| g.neighbors_directed(v, Direction::Incoming).count())
+        .collect();
+    let mut queue: VecDeque<NodeIndex> =
+        g.node_indices().filter(|v| indeg[v.index()] == 0).collect();
     let mut order = Vec::with_capacity(g.node_count());
     while let Some(v) = queue.pop_front() {
         order.push(v);
@@ -125,12 +132,23 @@ mod tests {
     #[test]
     fn classes_table() {
         let cases: &[(&[&str], &[ColumnClass])] = &[
-            (&["http://h/a", "http://h/a"], &[Invariant, Invariant, Invariant, Invariant]),
-            (&["http://h/a", "https://h/a"], &[Variant, Invariant, Invariant, Invariant]),
-            (&["http://www.h/a", "http://h/a"], &[Invariant, Optional, Invariant, Invariant, Invariant]),
+            (
+                &["http://h/a", "http://h/a"],
+                &[Invariant, Invariant, Invariant, Invariant],
+            ),
+            (
+                &["http://h/a", "https://h/a"],
+                &[Variant, Invariant, Invariant, Invariant],
+            ),
+            (
+                &["http://www.h/a", "http://h/a"],
+                &[Invariant, Optional, Invariant, Invariant, Invariant],
+            ),
             (
                 &["http://h/a?p=1&t=2", "http://h/a?p=3&t=2", "http://h/a?t=2"],
-                &[Invariant, Invariant, Invariant, Invariant, Optional, Invariant],
+                &[
+                    Invariant, Invariant, Invariant, Invariant, Optional, Invariant,
+                ],
             ),
         ];
         for (urls, want) in cases {
@@ -139,7 +157,11 @@ mod tests {
             let got: Vec<ColumnClass> = c.columns.iter().map(|c| c.class).collect();
             assert_eq!(&got, want, "{urls:?}");
             for (i, s) in seqs.iter().enumerate() {
-                let row: Vec<&str> = c.columns.iter().filter_map(|col| col.cells[i].as_deref()).collect();
+                let row: Vec<&str> = c
+                    .columns
+                    .iter()
+                    .filter_map(|col| col.cells[i].as_deref())
+                    .collect();
                 let toks: Vec<&str> = s.0.iter().map(|t| t.text.as_str()).collect();
                 assert_eq!(row, toks, "row {i} of {urls:?}");
             }

@@ -10,11 +10,18 @@ use std::fmt;
 #[derive(Debug)]
 pub enum Error {
     /// An I/O error while reading or writing `path`.
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     /// The input held no usable record at all.
     EmptyInput { path: String, skipped: usize },
     /// A header or format problem that makes the whole input unreadable.
-    Format { path: String, line: usize, message: String },
+    Format {
+        path: String,
+        line: usize,
+        message: String,
+    },
     /// A rule file that cannot be used.
     RuleFile { path: String, message: String },
     /// A URL that the base layer cannot parse.
@@ -29,7 +36,11 @@ impl fmt::Display for Error {
                 f,
                 "{path}: no usable records (empty input; {skipped} malformed lines skipped)"
             ),
-            Error::Format { path, line, message } => write!(f, "{path}:{line}: {message}"),
+            Error::Format {
+                path,
+                line,
+                message,
+            } => write!(f, "{path}:{line}: {message}"),
             Error::RuleFile { path, message } => write!(f, "{path}: bad rule file: {message}"),
             Error::BadUrl { url, message } => write!(f, "bad URL {url:?}: {message}"),
         }

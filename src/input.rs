@@ -45,7 +45,11 @@ impl std::str::FromStr for InputFormat {
             "jsonl" | "json" => InputFormat::Jsonl,
             "ache" | "duster" => InputFormat::Ache,
             "cdxj" | "cdx" => InputFormat::Cdxj,
-            _ => return Err(format!("unknown format {s:?} (auto, tsv, csv, jsonl, ache, cdxj)")),
+            _ => {
+                return Err(format!(
+                    "unknown format {s:?} (auto, tsv, csv, jsonl, ache, cdxj)"
+                ))
+            }
         })
     }
 }
@@ -169,7 +173,11 @@ pub fn read_clusters(path: &str, format: InputFormat) -> Result<(Vec<Cluster>, R
 }
 
 /// Read clusters from an open reader; `name` is used in messages and for format detection.
-pub fn read_clusters_from(mut r: impl BufRead, name: &str, format: InputFormat) -> Result<(Vec<Cluster>, ReadReport)> {
+pub fn read_clusters_from(
+    mut r: impl BufRead,
+    name: &str,
+    format: InputFormat,
+) -> Result<(Vec<Cluster>, ReadReport)> {
     let mut rep = ReadReport::default();
     let mut acc = Acc {
         index: HashMap::new(),
@@ -208,8 +216,13 @@ pub fn read_clusters_from(mut r: impl BufRead, name: &str, format: InputFormat) 
             InputFormat::Tsv | InputFormat::Csv => {
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
                 let Some((ci, ui)) = cols else {
-                    let lower: Vec<String> = fields.iter().map(|f| f.trim().to_ascii_lowercase()).collect();
-                    let ci = lower.iter().position(|f| f == "cluster" || f == "digest" || f == "cluster_id");
+                    let lower: Vec<String> = fields
+                        .iter()
+                        .map(|f| f.trim().to_ascii_lowercase())
+                        .collect();
+                    let ci = lower
+                        .iter()
+                        .position(|f| f == "cluster" || f == "digest" || f == "cluster_id");
                     let ui = lower.iter().position(|f| f == "url");
                     match (ci, ui) {
                         (Some(c), Some(u)) => cols = Some((c, u)),
@@ -217,7 +230,9 @@ pub fn read_clusters_from(mut r: impl BufRead, name: &str, format: InputFormat) 
                             return Err(Error::Format {
                                 path: name.to_string(),
                                 line: lineno,
-                                message: format!("header must name `cluster` and `url` columns, got {line:?}"),
+                                message: format!(
+                                    "header must name `cluster` and `url` columns, got {line:?}"
+                                ),
                             })
                         }
                     }
@@ -301,7 +316,10 @@ pub fn read_clusters_from(mut r: impl BufRead, name: &str, format: InputFormat) 
                     rep.filtered += 1;
                     continue;
                 }
-                match (v.get("digest").and_then(|d| d.as_str()), v.get("url").and_then(|u| u.as_str())) {
+                match (
+                    v.get("digest").and_then(|d| d.as_str()),
+                    v.get("url").and_then(|u| u.as_str()),
+                ) {
                     (Some(d), Some(u)) if looks_like_url(u) => {
                         acc.push(d, u);
                         rep.records += 1;
@@ -364,6 +382,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)]
     fn formats_table() {
         // (name, content, clusters, records, skipped, filtered)
         let cases: &[(&str, &[u8], usize, usize, usize, usize)] = &[
@@ -413,7 +432,13 @@ mod tests {
     #[test]
     fn errors() {
         assert!(matches!(read("a.tsv", b""), Err(Error::EmptyInput { .. })));
-        assert!(matches!(read("a.tsv", b"a\tb\nx\ty\n"), Err(Error::Format { line: 1, .. })));
-        assert!(matches!(read("a.jsonl", b"{bad\n"), Err(Error::EmptyInput { skipped: 1, .. })));
+        assert!(matches!(
+            read("a.tsv", b"a\tb\nx\ty\n"),
+            Err(Error::Format { line: 1, .. })
+        ));
+        assert!(matches!(
+            read("a.jsonl", b"{bad\n"),
+            Err(Error::EmptyInput { skipped: 1, .. })
+        ));
     }
 }

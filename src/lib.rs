@@ -6,7 +6,8 @@
 //!
 //! [`base`] → [`tokenize`] → [`align`] → [`consensus`] → [`rules`] → [`validate`] →
 //! [`normalize`]; [`input`] reads cluster files, [`metrics`] measures a canonicalization,
-//! [`rulefile`] is the JSON rule file and [`pipeline`] runs the whole `learn` job.
+//! [`rulefile`] is the JSON rule file, [`pipeline`] runs the whole `learn` job and [`synth`]
+//! generates synthetic data with ground truth.
 //!
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
@@ -22,6 +23,7 @@ pub mod pipeline;
 pub mod render;
 pub mod rulefile;
 pub mod rules;
+pub mod synth;
 pub mod tokenize;
 pub mod validate;
 
@@ -34,6 +36,11 @@ pub use metrics::{metrics, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use pipeline::{learn, LearnConfig, LearnOutput, Stage};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
-pub use rules::{learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind};
+pub use rules::{
+    learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind,
+};
 pub use tokenize::{tokenize, Token, TokenKind, Tokens};
-pub use validate::{labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions, ValidateReport};
+pub use validate::{
+    labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions,
+    ValidateReport,
+};

@@ -46,7 +46,11 @@ pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
     let mut buckets: HashMap<&str, HashMap<usize, usize>> = HashMap::new();
     let mut clusters: HashMap<usize, usize> = HashMap::new();
     for (b, c) in items {
-        *buckets.entry(b.as_ref()).or_default().entry(*c).or_default() += 1;
+        *buckets
+            .entry(b.as_ref())
+            .or_default()
+            .entry(*c)
+            .or_default() += 1;
         *clusters.entry(*c).or_default() += 1;
     }
     let n = items.len();
@@ -70,10 +74,22 @@ pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
         urls: n,
         clusters: clusters.len(),
         buckets: buckets.len(),
-        reduction: if removable == 0 { 1.0 } else { red as f64 / removable as f64 },
+        reduction: if removable == 0 {
+            1.0
+        } else {
+            red as f64 / removable as f64
+        },
         lost: if n == 0 { 0.0 } else { lost as f64 / n as f64 },
-        precision: if same_b == 0.0 { 1.0 } else { same_both / same_b },
-        recall: if same_c == 0.0 { 1.0 } else { same_both / same_c },
+        precision: if same_b == 0.0 {
+            1.0
+        } else {
+            same_both / same_b
+        },
+        recall: if same_c == 0.0 {
+            1.0
+        } else {
+            same_both / same_c
+        },
     }
 }
 
@@ -82,6 +98,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::type_complexity)]
     fn table() {
         // (assignments, reduction, lost, precision, recall)
         let cases: &[(&[(&str, usize)], f64, f64, f64, f64)] = &[
@@ -90,17 +107,35 @@ mod tests {
             // Perfect.
             (&[("a", 0), ("a", 0), ("c", 1)], 1.0, 0.0, 1.0, 1.0),
             // One false merge: bucket a holds 0,0,1 → t* = 0.
-            (&[("a", 0), ("a", 0), ("a", 1), ("d", 1)], 0.5, 0.25, 1.0 / 3.0, 0.5),
+            (
+                &[("a", 0), ("a", 0), ("a", 1), ("d", 1)],
+                0.5,
+                0.25,
+                1.0 / 3.0,
+                0.5,
+            ),
             // Split cluster: 0 in two buckets.
-            (&[("a", 0), ("a", 0), ("b", 0), ("b", 0)], 2.0 / 3.0, 0.0, 1.0, 1.0 / 3.0),
+            (
+                &[("a", 0), ("a", 0), ("b", 0), ("b", 0)],
+                2.0 / 3.0,
+                0.0,
+                1.0,
+                1.0 / 3.0,
+            ),
             // Nothing removable.
             (&[("a", 0), ("b", 1)], 1.0, 0.0, 1.0, 1.0),
         ];
         for (items, r, l, p, rc) in cases {
             let m = metrics(items);
             let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
-            assert!(close(m.reduction, *r) && close(m.lost, *l), "{items:?}: {m:?}");
-            assert!(close(m.precision, *p) && close(m.recall, *rc), "{items:?}: {m:?}");
+            assert!(
+                close(m.reduction, *r) && close(m.lost, *l),
+                "{items:?}: {m:?}"
+            );
+            assert!(
+                close(m.precision, *p) && close(m.recall, *rc),
+                "{items:?}: {m:?}"
+            );
         }
     }
 }

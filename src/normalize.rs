@@ -54,7 +54,11 @@ impl Normalizer {
         for (i, r) in rules.iter().enumerate() {
             by_host.entry(r.source.host.clone()).or_default().push(i);
         }
-        Normalizer { rules, by_host, base }
+        Normalizer {
+            rules,
+            by_host,
+            base,
+        }
     }
 
     /// The rules, in application order.
@@ -90,15 +94,21 @@ impl Normalizer {
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
         let host = split_url(url)?.host;
         let cands = self.by_host.get(host)?;
-        cands
-            .iter()
-            .find_map(|&i| apply_rule(&self.rules[i], url).filter(|o| o != url).map(|o| (i, o)))
+        cands.iter().find_map(|&i| {
+            apply_rule(&self.rules[i], url)
+                .filter(|o| o != url)
+                .map(|o| (i, o))
+        })
     }
 
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
-        let Some(p) = split_url(url) else { return vec![] };
-        let Some(cands) = self.by_host.get(p.host) else { return vec![] };
+        let Some(p) = split_url(url) else {
+            return vec![];
+        };
+        let Some(cands) = self.by_host.get(p.host) else {
+            return vec![];
+        };
         cands
             .iter()
             .filter_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
@@ -181,9 +191,14 @@ impl Normalizer {
 fn match_pieces(p: &[Piece], s: &str) -> bool {
     match p.split_first() {
         None => s.is_empty(),
-        Some((Piece::Lit(l), rest)) => s.strip_prefix(l.as_str()).is_some_and(|r| match_pieces(rest, r)),
+        Some((Piece::Lit(l), rest)) => s
+            .strip_prefix(l.as_str())
+            .is_some_and(|r| match_pieces(rest, r)),
         Some((Piece::Cap(t), rest)) => {
-            let max = s.char_indices().find(|(_, c)| !t.accepts(*c)).map_or(s.len(), |(i, _)| i);
+            let max = s
+                .char_indices()
+                .find(|(_, c)| !t.accepts(*c))
+                .map_or(s.len(), |(i, _)| i);
             let min = usize::from(*t != CapType::Any);
             // Longest first, as a backtracking regex engine does.
             let mut k = max;
@@ -241,7 +256,8 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
         p.path[1..].split('/').collect()
     };
     if let Some(pat) = &s.path {
-        if pat.len() != segs.len() || !pat.iter().zip(&segs).all(|(pp, seg)| match_pieces(pp, seg)) {
+        if pat.len() != segs.len() || !pat.iter().zip(&segs).all(|(pp, seg)| match_pieces(pp, seg))
+        {
             return None;
         }
     }
@@ -353,9 +369,21 @@ mod tests {
         use CapType::*;
         let lit = |s: &str| Piece::Lit(s.into());
         let cases: Vec<(Vec<Piece>, &str, bool)> = vec![
-            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-123.html", true),
-            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-.html", false),
-            (vec![lit("t-"), Piece::Cap(Int), lit(".html")], "t-12a.html", false),
+            (
+                vec![lit("t-"), Piece::Cap(Int), lit(".html")],
+                "t-123.html",
+                true,
+            ),
+            (
+                vec![lit("t-"), Piece::Cap(Int), lit(".html")],
+                "t-.html",
+                false,
+            ),
+            (
+                vec![lit("t-"), Piece::Cap(Int), lit(".html")],
+                "t-12a.html",
+                false,
+            ),
             (vec![Piece::Cap(Any)], "", true),
             (vec![Piece::Cap(Any), lit("x")], "abx", true),
             (vec![Piece::Cap(Alpha), Piece::Cap(Int)], "abc12", true),

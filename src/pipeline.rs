@@ -53,9 +53,14 @@ pub struct LearnOutput {
 /// let out = learn(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, &|_, _, _| {});
 /// assert!(out.file.rules.iter().any(|r| r.pattern == "https://f.org/s.php?t={int:t}&[mode]"));
 /// ```
-pub fn learn(clusters: &[Cluster], cfg: &LearnConfig, progress: &(dyn Fn(Stage, usize, usize) + Sync)) -> LearnOutput {
+pub fn learn(
+    clusters: &[Cluster],
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> LearnOutput {
     let total = clusters.len();
-    let (cands, stats) = learn_candidates(clusters, &cfg.learn, &|d| progress(Stage::Align, d, total));
+    let (cands, stats) =
+        learn_candidates(clusters, &cfg.learn, &|d| progress(Stage::Align, d, total));
     let candidates = cands.len();
     let (data, _) = labeled(clusters, &cfg.learn.base);
     let base = BaseSettings {

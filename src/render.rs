@@ -35,7 +35,15 @@ fn pieces_text(p: &[Piece], name: Option<&str>) -> String {
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if c.is_ascii_punctuation() && c != '/' && c != '=' && c != '&' && c != '-' && c != '_' && c != '%' && c != '~' {
+        if c.is_ascii_punctuation()
+            && c != '/'
+            && c != '='
+            && c != '&'
+            && c != '-'
+            && c != '_'
+            && c != '%'
+            && c != '~'
+        {
             out.push('\\');
         }
         out.push(c);
@@ -84,7 +92,11 @@ pub fn describe(rule: &mut Rule) {
         q.push(format!("[{n}]"));
     }
     if s.rest {
-        q.push(if q.is_empty() { "{?query}".into() } else { "{rest}".into() });
+        q.push(if q.is_empty() {
+            "{?query}".into()
+        } else {
+            "{rest}".into()
+        });
     }
     push_query(&mut pat, &q);
     // --- readable target
@@ -123,7 +135,11 @@ pub fn describe(rule: &mut Rule) {
             .collect(),
     };
     if o.query.is_none() || s.rest {
-        tq.push(if tq.is_empty() { "{?query}".into() } else { "{rest}".into() });
+        tq.push(if tq.is_empty() {
+            "{?query}".into()
+        } else {
+            "{rest}".into()
+        });
     }
     push_query(&mut tgt, &tq);
     rule.pattern = pat;
@@ -131,7 +147,10 @@ pub fn describe(rule: &mut Rule) {
     let (re, rep) = regex_form(rule).unzip();
     rule.regex = re;
     rule.replacement = rep;
-    rule.id = format!("r{:016x}", fnv(&format!("{}\u{0}{}", rule.pattern, rule.target)));
+    rule.id = format!(
+        "r{:016x}",
+        fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
+    );
 }
 
 fn push_query(out: &mut String, q: &[String]) {
@@ -250,7 +269,11 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
         let mut order: Vec<&String> = s.required.iter().map(|(n, _)| n).collect();
         order.sort();
         let base = group - s.required.len();
-        param_groups = order.iter().enumerate().map(|(i, n)| ((*n).clone(), base + i + 1)).collect();
+        param_groups = order
+            .iter()
+            .enumerate()
+            .map(|(i, n)| ((*n).clone(), base + i + 1))
+            .collect();
     }
     re.push('$');
     // replacement

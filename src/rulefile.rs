@@ -49,7 +49,11 @@ pub struct ValidationSettings {
 
 impl RuleFile {
     /// A new rule file around `rules`.
-    pub fn new(rules: Vec<Rule>, base: BaseSettings, validation: Option<ValidationSettings>) -> RuleFile {
+    pub fn new(
+        rules: Vec<Rule>,
+        base: BaseSettings,
+        validation: Option<ValidationSettings>,
+    ) -> RuleFile {
         RuleFile {
             format: "dedust-rules".into(),
             version: VERSION,
@@ -80,14 +84,21 @@ impl RuleFile {
             path: path.to_string(),
             message: m,
         };
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| err(format!("not JSON (line {}, column {}): {e}", e.line(), e.column())))?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            err(format!(
+                "not JSON (line {}, column {}): {e}",
+                e.line(),
+                e.column()
+            ))
+        })?;
         if v.get("format").and_then(|f| f.as_str()) != Some("dedust-rules") {
             return Err(err("missing \"format\": \"dedust-rules\"".into()));
         }
         let ver = v.get("version").and_then(|x| x.as_u64()).unwrap_or(0);
         if ver == 0 || ver > u64::from(VERSION) {
-            return Err(err(format!("unsupported version {ver} (this dedust reads {VERSION})")));
+            return Err(err(format!(
+                "unsupported version {ver} (this dedust reads {VERSION})"
+            )));
         }
         serde_json::from_value(v).map_err(|e| err(e.to_string()))
     }

@@ -83,7 +83,9 @@ impl CapType {
     /// ```
     pub fn infer<'a>(values: impl IntoIterator<Item = &'a str>) -> CapType {
         let values: Vec<&str> = values.into_iter().collect();
-        let all = |f: &dyn Fn(&str) -> bool| !values.is_empty() && values.iter().all(|v| !v.is_empty() && f(v));
+        let all = |f: &dyn Fn(&str) -> bool| {
+            !values.is_empty() && values.iter().all(|v| !v.is_empty() && f(v))
+        };
         if all(&|v| v.bytes().all(|b| b.is_ascii_digit())) {
             CapType::Int
         } else if all(&|v| v.len() >= 8 && v.bytes().all(|b| b.is_ascii_hexdigit())) {
@@ -326,7 +328,7 @@ impl Units {
 pub(crate) fn value_like(seg: &str) -> bool {
     seg.bytes().any(|b| b.is_ascii_digit())
         || seg.len() > 24
-        || seg.bytes().filter(|b| matches!(b, b'-' | b'_' | b'+' | b' ')).count() >= 2
+        || seg.bytes().any(|b| matches!(b, b'-' | b'_' | b'+' | b','))
         || seg.contains('%')
 }
 
@@ -392,7 +394,14 @@ fn canonical(urls: &[String], toks: &[Tokens]) -> usize {
     let c = consensus(&align(toks));
     let occ = c.occupancy();
     let score: Vec<usize> = (0..urls.len())
-        .map(|i| c.columns.iter().zip(&occ).filter(|(col, _)| col.cells[i].is_some()).map(|(_, o)| *o).sum())
+        .map(|i| {
+            c.columns
+                .iter()
+                .zip(&occ)
+                .filter(|(col, _)| col.cells[i].is_some())
+                .map(|(_, o)| *o)
+                .sum()
+        })
         .collect();
     (0..urls.len())
         .min_by(|&a, &b| {
@@ -400,7 +409,11 @@ fn canonical(urls: &[String], toks: &[Tokens]) -> usize {
                 .len()
                 .cmp(&toks[b].len())
                 .then_with(|| score[b].cmp(&score[a]))
-                .then_with(|| urls[b].starts_with("https:").cmp(&urls[a].starts_with("https:")))
+                .then_with(|| {
+                    urls[b]
+                        .starts_with("https:")
+                        .cmp(&urls[a].starts_with("https:"))
+                })
                 .then_with(|| urls[a].cmp(&urls[b]))
         })
         .expect("cluster is not empty")
@@ -424,7 +437,9 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>,
 fn observations(ci: usize, urls: &[String], out: &mut Vec<(GroupKey, Obs)>) {
     let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
     let c = canonical(urls, &toks);
-    let Some(cu) = Units::parse(&urls[c]) else { return };
+    let Some(cu) = Units::parse(&urls[c]) else {
+        return;
+    };
     for (i, u) in urls.iter().enumerate() {
         if i == c {
             continue;
@@ -464,7 +479,8 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
     }
     let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
     let dup_names = unames.len() != u.params.len();
-    let kept: Vec<&(String, Option<String>)> = c.params.iter().filter(|p| u.params.contains(p)).collect();
+    let kept: Vec<&(String, Option<String>)> =
+        c.params.iter().filter(|p| u.params.contains(p)).collect();
     let kept_names: BTreeSet<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
     let dropped: BTreeSet<&str> = u
         .params
@@ -473,7 +489,12 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         .map(|(n, _)| n.as_str())
         .filter(|n| !kept_names.contains(n))
         .collect();
-    if same_site && u.segs == c.segs && !dup_names && kept.len() == c.params.len() && !dropped.is_empty() {
+    if same_site
+        && u.segs == c.segs
+        && !dup_names
+        && kept.len() == c.params.len()
+        && !dropped.is_empty()
+    {
         for d in &dropped {
             out.push(GroupKey::Drop {
                 host: u.host.clone(),
@@ -490,7 +511,13 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         let src: Vec<SegKey> = u
             .segs
             .iter()
-            .map(|s| if value_like(s) { SegKey::Shape(shape(s)) } else { SegKey::Lit(s.clone()) })
+            .map(|s| {
+                if value_like(s) {
+                    SegKey::Shape(shape(s))
+                } else {
+                    SegKey::Lit(s.clone())
+                }
+            })
             .collect();
         let tgt: Vec<SegOut> = c
             .segs
@@ -510,9 +537,10 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
             .collect();
         Some((src, tgt))
     };
-    let derived_path = path
-        .as_ref()
-        .is_none_or(|(_, t)| t.iter().all(|o| matches!(o, SegOut::Copy(_)) || !matches!(o, SegOut::Lit(s) if value_like(s))));
+    let derived_path = path.as_ref().is_none_or(|(_, t)| {
+        t.iter()
+            .all(|o| matches!(o, SegOut::Copy(_)) || !matches!(o, SegOut::Lit(s) if value_like(s)))
+    });
     let query: Option<Vec<(String, ValOut)>> = if same_query {
         None
     } else {
@@ -553,7 +581,13 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
                 (
                     u.segs
                         .iter()
-                        .map(|s| if value_like(s) { SegKey::Shape(shape(s)) } else { SegKey::Lit(s.clone()) })
+                        .map(|s| {
+                            if value_like(s) {
+                                SegKey::Shape(shape(s))
+                            } else {
+                                SegKey::Lit(s.clone())
+                            }
+                        })
                         .collect(),
                     c.segs.iter().map(|s| SegOut::Lit(s.clone())).collect(),
                 )
@@ -580,7 +614,11 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
 fn value_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
     let first = values[0];
     if !copied && values.iter().all(|v| *v == first) {
-        return if first.is_empty() { vec![] } else { vec![Piece::Lit(first.to_string())] };
+        return if first.is_empty() {
+            vec![]
+        } else {
+            vec![Piece::Lit(first.to_string())]
+        };
     }
     vec![Piece::Cap(CapType::infer(values.iter().copied()))]
 }
@@ -588,7 +626,11 @@ fn value_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
 fn seg_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
     let first = values[0];
     if !copied && values.iter().all(|v| *v == first) {
-        return if first.is_empty() { vec![] } else { vec![Piece::Lit(first.to_string())] };
+        return if first.is_empty() {
+            vec![]
+        } else {
+            vec![Piece::Lit(first.to_string())]
+        };
     }
     // Same shape in the group: token by token.
     let toks: Vec<Vec<(crate::TokenKind, String)>> = values.iter().map(|v| seg_tokens(v)).collect();
@@ -660,7 +702,11 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                 query: None,
             },
         ),
-        GroupKey::Drop { host, context, drop } => (
+        GroupKey::Drop {
+            host,
+            context,
+            drop,
+        } => (
             RuleKind::Drop,
             Source {
                 scheme: None,
@@ -697,7 +743,8 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                             }
                         }
                         SegKey::Shape(_) => {
-                            let vals: Vec<&str> = obs.iter().map(|o| o.from.segs[i].as_str()).collect();
+                            let vals: Vec<&str> =
+                                obs.iter().map(|o| o.from.segs[i].as_str()).collect();
                             let copied = tgt.contains(&SegOut::Copy(i));
                             seg_pieces(&vals, copied)
                         }
@@ -706,7 +753,12 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             });
             let copied_names: BTreeSet<&str> = query
                 .as_ref()
-                .map(|q| q.iter().filter(|(_, v)| *v == ValOut::Copy).map(|(n, _)| n.as_str()).collect())
+                .map(|q| {
+                    q.iter()
+                        .filter(|(_, v)| *v == ValOut::Copy)
+                        .map(|(n, _)| n.as_str())
+                        .collect()
+                })
                 .unwrap_or_default();
             let mut required = Vec::new();
             let mut optional: BTreeSet<String> = BTreeSet::new();
@@ -714,7 +766,13 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                 for name in params {
                     let vals: Vec<Option<&str>> = obs
                         .iter()
-                        .map(|o| o.from.params.iter().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref()))
+                        .map(|o| {
+                            o.from
+                                .params
+                                .iter()
+                                .find(|(n, _)| n == name)
+                                .and_then(|(_, v)| v.as_deref())
+                        })
                         .collect();
                     let pat = if vals.iter().all(|v| v.is_none()) {
                         ValPat::Bare
@@ -776,6 +834,9 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
     Some(rule)
 }
 
+/// Per cluster: observations, distinct URLs, rejected URLs, capped.
+type PerCluster = (Vec<(GroupKey, Obs)>, usize, usize, bool);
+
 /// Learn candidate rules from clusters (no validation).
 ///
 /// `progress` is called with the number of clusters done so far (from several threads).
@@ -796,7 +857,7 @@ pub fn learn_candidates(
     progress: &(dyn Fn(usize) + Sync),
 ) -> (Vec<Rule>, LearnStats) {
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let per: Vec<(Vec<(GroupKey, Obs)>, usize, usize, bool)> = clusters
+    let per: Vec<PerCluster> = clusters
         .par_iter()
         .enumerate()
         .map(|(ci, c)| {
@@ -811,7 +872,7 @@ pub fn learn_candidates(
                 observations(ci, &urls, &mut out);
             }
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if d % 256 == 0 {
+            if d.is_multiple_of(256) {
                 progress(d);
             }
             (out, n, bad, capped)
@@ -836,7 +897,10 @@ pub fn learn_candidates(
         }
     }
     let groups: Vec<(GroupKey, Vec<Obs>)> = groups.into_iter().collect();
-    let mut rules: Vec<Rule> = groups.par_iter().filter_map(|(k, o)| build_rule(k, o)).collect();
+    let mut rules: Vec<Rule> = groups
+        .par_iter()
+        .filter_map(|(k, o)| build_rule(k, o))
+        .collect();
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
     rules.retain(|r| seen.insert((r.source.clone(), r.output.clone())));
@@ -871,38 +935,75 @@ mod tests {
         let cases: Vec<(Vec<Cluster>, (&str, &str))> = vec![
             (
                 vec![
-                    mk("a", &["https://f.org/s.php?t=1", "https://f.org/s.php?t=1&mode=hybrid"]),
-                    mk("b", &["https://f.org/s.php?t=2", "https://f.org/s.php?t=2&p=5"]),
+                    mk(
+                        "a",
+                        &[
+                            "https://f.org/s.php?t=1",
+                            "https://f.org/s.php?t=1&mode=hybrid",
+                        ],
+                    ),
+                    mk(
+                        "b",
+                        &["https://f.org/s.php?t=2", "https://f.org/s.php?t=2&p=5"],
+                    ),
                 ],
-                ("https://f.org/s.php?t={int:t}&[mode]&[p]", "https://f.org/s.php?t={t}"),
+                (
+                    "https://f.org/s.php?t={int:t}&[mode]&[p]",
+                    "https://f.org/s.php?t={t}",
+                ),
             ),
             (
                 vec![mk("a", &["https://f.org/g.php", "https://f.org/g.php/"])],
-                ("https://f.org/g.php/{?query}", "https://f.org/g.php{?query}"),
+                (
+                    "https://f.org/g.php/{?query}",
+                    "https://f.org/g.php{?query}",
+                ),
             ),
             (
                 vec![
                     mk("a", &["http://f.org/a/1", "https://f.org/a/1"]),
                     mk("b", &["http://f.org/b?x=1", "https://f.org/b?x=1"]),
                 ],
-                ("http://f.org{/path}{?query}", "https://f.org{/path}{?query}"),
+                (
+                    "http://f.org{/path}{?query}",
+                    "https://f.org{/path}{?query}",
+                ),
             ),
             (
                 vec![mk("a", &["http://www.f.org/a", "http://f.org/a"])],
-                ("http://www.f.org{/path}{?query}", "http://f.org{/path}{?query}"),
+                (
+                    "http://www.f.org{/path}{?query}",
+                    "http://f.org{/path}{?query}",
+                ),
             ),
             (
                 // Login wall: every `u` maps to one member of the cluster.
-                vec![mk("a", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=22", "https://f.org/m.php?u=333"])],
+                vec![mk(
+                    "a",
+                    &[
+                        "https://f.org/m.php?u=1",
+                        "https://f.org/m.php?u=22",
+                        "https://f.org/m.php?u=333",
+                    ],
+                )],
                 ("https://f.org/m.php?u={int:u}", "https://f.org/m.php?u=1"),
             ),
             (
                 // Value-like path segments generalize token by token.
                 vec![
-                    mk("a", &["https://f.org/t-12.html", "https://f.org/t-12.html/print"]),
-                    mk("b", &["https://f.org/t-345.html", "https://f.org/t-345.html/print"]),
+                    mk(
+                        "a",
+                        &["https://f.org/t-12.html", "https://f.org/t-12.html/print"],
+                    ),
+                    mk(
+                        "b",
+                        &["https://f.org/t-345.html", "https://f.org/t-345.html/print"],
+                    ),
                 ],
-                ("https://f.org/t-{int}.html/print{?query}", "https://f.org/{seg0}{?query}"),
+                (
+                    "https://f.org/t-{int}.html/print{?query}",
+                    "https://f.org/{seg0}{?query}",
+                ),
             ),
         ];
         for (clusters, (pat, tgt)) in cases {
@@ -952,9 +1053,16 @@ mod tests {
                 ],
             ));
         }
-        let a = serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let b = pool.install(|| serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0).unwrap());
+        let a = serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0)
+            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let b = pool.install(|| {
+            serde_json::to_string(&learn_candidates(&cl, &LearnOptions::default(), &|_| {}).0)
+                .unwrap()
+        });
         assert_eq!(a, b);
     }
 }

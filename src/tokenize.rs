@@ -153,7 +153,11 @@ pub struct UrlParts<'a> {
 /// ```
 pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
     let (scheme, rest) = url.split_once("://")?;
-    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)) {
+    if scheme.is_empty()
+        || !scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    {
         return None;
     }
     let (rest, fragment) = match rest.split_once('#') {
@@ -223,7 +227,10 @@ fn tokenize_path(path: &str, out: &mut Vec<Token>) {
             continue;
         }
         // A percent escape `%XX` belongs to a letter run as a whole.
-        let escape = ch == '%' && i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit();
+        let escape = ch == '%'
+            && i + 2 < bytes.len()
+            && bytes[i + 1].is_ascii_hexdigit()
+            && bytes[i + 2].is_ascii_hexdigit();
         if escape {
             skip_to = i + 3;
         }
@@ -344,7 +351,13 @@ mod tests {
         let cases: &[(&str, &[(TokenKind, &str)])] = &[
             (
                 "http://a.b/x",
-                &[(Scheme, "http"), (HostLabel, "a"), (HostLabel, "b"), (Slash, "/"), (Word, "x")],
+                &[
+                    (Scheme, "http"),
+                    (HostLabel, "a"),
+                    (HostLabel, "b"),
+                    (Slash, "/"),
+                    (Word, "x"),
+                ],
             ),
             (
                 "https://h.org/archive/t-986974.html",
@@ -394,7 +407,8 @@ mod tests {
         ];
         for (url, want) in cases {
             let got = tokenize(url);
-            let got: Vec<(TokenKind, &str)> = got.0.iter().map(|t| (t.kind, t.text.as_str())).collect();
+            let got: Vec<(TokenKind, &str)> =
+                got.0.iter().map(|t| (t.kind, t.text.as_str())).collect();
             assert_eq!(&got, want, "{url}");
         }
     }

@@ -12,7 +12,7 @@
 //! * fpr(r) = fp / support. r is kept when support ≥ `min_support` and fpr ≤ `max_fpr`.
 //!
 //! Then: conflicts (two kept rules that send one data URL to different canonicals) keep the better
-//! rule (higher `support − 10·fp`); the order puts more specific rules first; and rules that break
+//! rule (higher `support − 10·fp`, or more URLs learned from when not validated); the order puts more specific rules first; and rules that break
 //! idempotence on the data (`normalize(normalize(u)) ≠ normalize(u)`, e.g. chains or cycles) are
 //! removed, worst first, until the set is idempotent on every data URL and every rule output.
 //!
@@ -111,14 +111,20 @@ fn host_index(urls: &[&Labeled]) -> HashMap<String, Vec<usize>> {
 /// let i = rules.iter().position(|r| r.pattern.contains("[s]")).unwrap();
 /// assert_eq!(st[i], (1, 0)); // `?s=5&t=2` merged with `?t=2`; `?s=6&t=3` rewritten but alone
 /// ```
-pub fn rule_stats(rules: &[Rule], validation: &[Labeled], reference: &[Labeled]) -> Vec<(usize, usize)> {
+pub fn rule_stats(
+    rules: &[Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+) -> Vec<(usize, usize)> {
     let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
     let nv = validation.len();
     let by_host = host_index(&all);
     rules
         .par_iter()
         .map(|r| {
-            let Some(idx) = by_host.get(&r.source.host) else { return (0, 0) };
+            let Some(idx) = by_host.get(&r.source.host) else {
+                return (0, 0);
+            };
             let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
             let mut rewritten: Vec<(usize, String)> = Vec::new();
             for &i in idx {
@@ -137,7 +143,11 @@ pub fn rule_stats(rules: &[Rule], validation: &[Labeled], reference: &[Labeled])
             let (mut sup, mut fp) = (0, 0);
             for (i, key) in rewritten {
                 let g = &groups[&key];
-                let others: Vec<usize> = g.iter().copied().filter(|&j| j != i && all[j].url != all[i].url).collect();
+                let others: Vec<usize> = g
+                    .iter()
+                    .copied()
+                    .filter(|&j| j != i && all[j].url != all[i].url)
+                    .collect();
                 if !others.is_empty() {
                     sup += 1;
                     if others.iter().any(|&j| all[j].cluster != all[i].cluster) {
@@ -183,8 +193,12 @@ pub fn specificity(r: &Rule) -> i64 {
     k
 }
 
+/// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
 fn score(r: &Rule) -> i64 {
-    r.support.unwrap_or(0) as i64 - 10 * r.fp.unwrap_or(0) as i64
+    match r.support {
+        Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
+        None => r.urls as i64,
+    }
 }
 
 /// Filter candidates by their stats and make the kept set deployable.
@@ -203,7 +217,11 @@ pub fn select(
     };
     let mut kept: Vec<Rule> = Vec::new();
     for (mut r, &(sup, fp)) in rules.into_iter().zip(stats) {
-        let fpr = if sup == 0 { 0.0 } else { fp as f64 / sup as f64 };
+        let fpr = if sup == 0 {
+            0.0
+        } else {
+            fp as f64 / sup as f64
+        };
         r.support = Some(sup);
         r.fp = Some(fp);
         r.fpr = Some((fpr * 10000.0).round() / 10000.0);
@@ -243,7 +261,12 @@ pub fn order(rules: &mut [Rule]) {
 
 /// Greedy: accept rules best first unless one accepted rule sends a data URL elsewhere.
 fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
-    rules.sort_by(|a, b| score(b).cmp(&score(a)).then_with(|| specificity(b).cmp(&specificity(a))).then_with(|| a.id.cmp(&b.id)));
+    rules.sort_by(|a, b| {
+        score(b)
+            .cmp(&score(a))
+            .then_with(|| specificity(b).cmp(&specificity(a)))
+            .then_with(|| a.id.cmp(&b.id))
+    });
     let refs: Vec<&Labeled> = data.iter().collect();
     let by_host = host_index(&refs);
     // For each rule, the outputs it gives on the data URLs of its host.
@@ -265,7 +288,9 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
     for (k, outs) in outputs.iter().enumerate() {
-        let clash = outs.iter().any(|(i, o)| claimed.get(i).is_some_and(|c| c != o));
+        let clash = outs
+            .iter()
+            .any(|(i, o)| claimed.get(i).is_some_and(|c| c != o));
         if clash {
             removed += 1;
             continue;
@@ -275,7 +300,12 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
             claimed.entry(*i).or_insert_with(|| o.clone());
         }
     }
-    let kept = rules.into_iter().zip(keep).filter(|(_, k)| *k).map(|(r, _)| r).collect();
+    let kept = rules
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(r, _)| r)
+        .collect();
     (kept, removed)
 }
 
@@ -289,7 +319,9 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize)
             .filter_map(|l| {
                 let once = n.apply_rules(l.url.clone());
                 let twice = n.apply_rules(once.url.clone());
-                (twice.url != once.url).then(|| twice.rule.or(once.rule)).flatten()
+                (twice.url != once.url)
+                    .then(|| twice.rule.or(once.rule))
+                    .flatten()
             })
             .collect();
         if bad.is_empty() {
@@ -298,7 +330,11 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize)
         // Drop the worst offending rule, then check again.
         let worst = *bad
             .iter()
-            .min_by(|&&a, &&b| score(&rules[a]).cmp(&score(&rules[b])).then_with(|| rules[b].id.cmp(&rules[a].id)))
+            .min_by(|&&a, &&b| {
+                score(&rules[a])
+                    .cmp(&score(&rules[b]))
+                    .then_with(|| rules[b].id.cmp(&rules[a].id))
+            })
             .expect("non-empty");
         rules.remove(worst);
         removed += 1;
@@ -351,7 +387,12 @@ fn part(key: &str, seed: u64, fractions: &[f64]) -> usize {
 /// assert_eq!(a, b);
 /// assert_eq!(a[0].len() + a[1].len(), 100);
 /// ```
-pub fn split_clusters(clusters: &[Cluster], mode: SplitMode, fractions: &[f64], seed: u64) -> Vec<Vec<Cluster>> {
+pub fn split_clusters(
+    clusters: &[Cluster],
+    mode: SplitMode,
+    fractions: &[f64],
+    seed: u64,
+) -> Vec<Vec<Cluster>> {
     let mut parts: Vec<Vec<Cluster>> = vec![Vec::new(); fractions.len()];
     for c in clusters {
         match mode {
@@ -363,7 +404,10 @@ pub fn split_clusters(clusters: &[Cluster], mode: SplitMode, fractions: &[f64], 
                 }
                 for (i, urls) in per.into_iter().enumerate() {
                     if !urls.is_empty() {
-                        parts[i].push(Cluster { id: c.id.clone(), urls });
+                        parts[i].push(Cluster {
+                            id: c.id.clone(),
+                            urls,
+                        });
                     }
                 }
             }
@@ -388,25 +432,54 @@ mod tests {
     fn trap_rule_is_rejected() {
         // `p` without `t` identifies a post: a rule dropping `p` merges different content.
         let clusters = vec![
-            mk("a", &["https://f.org/s.php?p=1", "https://f.org/s.php?p=1&x=1"]),
-            mk("b", &["https://f.org/s.php?p=2", "https://f.org/s.php?p=2&x=1"]),
-            mk("c", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=2", "https://f.org/m.php?u=4"]),
+            mk(
+                "a",
+                &["https://f.org/s.php?p=1", "https://f.org/s.php?p=1&x=1"],
+            ),
+            mk(
+                "b",
+                &["https://f.org/s.php?p=2", "https://f.org/s.php?p=2&x=1"],
+            ),
+            mk(
+                "c",
+                &[
+                    "https://f.org/m.php?u=1",
+                    "https://f.org/m.php?u=2",
+                    "https://f.org/m.php?u=4",
+                ],
+            ),
             mk("d", &["https://f.org/m.php?u=3"]),
         ];
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
         let st = rule_stats(&cands, &data, &[]);
-        let (kept, rep) = select(cands, &st, &data, &ValidateOptions { min_support: 1, max_fpr: 0.0 });
+        let (kept, rep) = select(
+            cands,
+            &st,
+            &data,
+            &ValidateOptions {
+                min_support: 1,
+                max_fpr: 0.0,
+            },
+        );
         // Dropping x is kept; `m.php?u={int}` → fixed target merges cluster d: rejected.
         assert!(kept.iter().any(|r| r.pattern.contains("[x]")), "{kept:#?}");
-        assert!(!kept.iter().any(|r| r.pattern.contains("m.php")), "{kept:#?}");
+        assert!(
+            !kept.iter().any(|r| r.pattern.contains("m.php")),
+            "{kept:#?}"
+        );
         assert!(rep.high_fpr >= 1);
     }
 
     #[test]
     fn split_modes_are_deterministic_and_complete() {
         let c: Vec<Cluster> = (0..50)
-            .map(|i| mk(&format!("c{i}"), &[&format!("http://h/{i}"), &format!("http://h/{i}?x=1")]))
+            .map(|i| {
+                mk(
+                    &format!("c{i}"),
+                    &[&format!("http://h/{i}"), &format!("http://h/{i}?x=1")],
+                )
+            })
             .collect();
         for mode in [SplitMode::Cluster, SplitMode::Url] {
             let a = split_clusters(&c, mode, &[0.6, 0.2, 0.2], 1);

@@ -2,7 +2,10 @@
 //! base layer and learned rules, on ground-truth clusters.
 
 use crate::cli::EvaluateArgs;
-use dedust::{labeled, metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer, ValidateOptions};
+use dedust::{
+    labeled, metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer,
+    ValidateOptions,
+};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -38,7 +41,11 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         );
         (out.file.rules, parts[1].clone(), what)
     } else {
-        (super::load_rules(&a.rules)?, clusters.clone(), "rules given, tested on all truth URLs".to_string())
+        (
+            super::load_rules(&a.rules)?,
+            clusters.clone(),
+            "rules given, tested on all truth URLs".to_string(),
+        )
     };
     let nrules = rules.len();
     let rows = evaluate(&test, rules, &base);
@@ -47,7 +54,10 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("# {what}; {nrules} rules");
-        println!("{:<10} {:>6} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8}", "method", "urls", "clusters", "buckets", "reduction", "lost", "precision", "recall");
+        println!(
+            "{:<10} {:>6} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8}",
+            "method", "urls", "clusters", "buckets", "reduction", "lost", "precision", "recall"
+        );
         for r in &rows {
             let m = &r.m;
             println!(
@@ -71,11 +81,25 @@ fn evaluate(test: &[Cluster], rules: Vec<dedust::Rule>, base: &BaseOptions) -> V
     let none = Normalizer::new(vec![], Some(*base));
     let b: Vec<(String, usize)> = raw
         .iter()
-        .map(|(u, c)| (none.normalize(u).map(|n| n.url).unwrap_or_else(|_| u.clone()), *c))
+        .map(|(u, c)| {
+            (
+                none.normalize(u)
+                    .map(|n| n.url)
+                    .unwrap_or_else(|_| u.clone()),
+                *c,
+            )
+        })
         .collect();
     let r: Vec<(String, usize)> = raw
         .iter()
-        .map(|(u, c)| (norm.normalize(u).map(|n| n.url).unwrap_or_else(|_| u.clone()), *c))
+        .map(|(u, c)| {
+            (
+                norm.normalize(u)
+                    .map(|n| n.url)
+                    .unwrap_or_else(|_| u.clone()),
+                *c,
+            )
+        })
         .collect();
     vec![
         Row {

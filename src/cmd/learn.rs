@@ -46,7 +46,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     }
     super::write_out(a.output.as_deref(), &out.file.to_json())?;
     if let Some(p) = &a.explain {
-        let kept: std::collections::HashSet<&str> = out.file.rules.iter().map(|r| r.id.as_str()).collect();
+        let kept: std::collections::HashSet<&str> =
+            out.file.rules.iter().map(|r| r.id.as_str()).collect();
         let v: Vec<serde_json::Value> = out
             .all_candidates
             .iter()

@@ -3,6 +3,7 @@
 pub mod evaluate;
 pub mod learn;
 pub mod normalize;
+pub mod synth;
 
 /// Write text to `-o FILE` or stdout.
 pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
@@ -12,7 +13,8 @@ pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
         Some(p) if p != "-" => {
             if let Some(dir) = std::path::Path::new(p).parent() {
                 if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
                 }
             }
             std::fs::write(p, text).with_context(|| format!("writing {p}"))
@@ -26,11 +28,22 @@ pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
 }
 
 /// Read the clusters of a file, with the skip summary on stderr.
-pub fn read_clusters(path: &str, format: dedust::InputFormat) -> anyhow::Result<Vec<dedust::Cluster>> {
+pub fn read_clusters(
+    path: &str,
+    format: dedust::InputFormat,
+) -> anyhow::Result<Vec<dedust::Cluster>> {
     let (clusters, rep) = dedust::read_clusters(path, format)?;
     if rep.skipped > 0 {
-        let first: Vec<String> = rep.first_bad.iter().map(|(l, w)| format!("line {l}: {w}")).collect();
-        eprintln!("{path}: skipped {} malformed lines ({})", rep.skipped, first.join("; "));
+        let first: Vec<String> = rep
+            .first_bad
+            .iter()
+            .map(|(l, w)| format!("line {l}: {w}"))
+            .collect();
+        eprintln!(
+            "{path}: skipped {} malformed lines ({})",
+            rep.skipped,
+            first.join("; ")
+        );
     }
     Ok(clusters)
 }

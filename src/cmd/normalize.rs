@@ -29,7 +29,9 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     let input = a.input.clone().unwrap_or_else(|| "-".into());
     let mut r = dedust::input::open(&input)?;
     let out: Box<dyn Write> = match a.output.as_deref() {
-        Some(p) if p != "-" => Box::new(std::fs::File::create(p).with_context(|| format!("creating {p}"))?),
+        Some(p) if p != "-" => {
+            Box::new(std::fs::File::create(p).with_context(|| format!("creating {p}"))?)
+        }
         _ => Box::new(std::io::stdout().lock()),
     };
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
@@ -41,7 +43,9 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         lines.clear();
         while lines.len() < CHUNK {
             let mut buf = Vec::new();
-            let k = r.read_until(b'\n', &mut buf).with_context(|| format!("reading {input}"))?;
+            let k = r
+                .read_until(b'\n', &mut buf)
+                .with_context(|| format!("reading {input}"))?;
             if k == 0 {
                 eof = true;
                 break;
@@ -100,16 +104,32 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     out.flush().context("writing output")?;
     let bad: usize = st.bad.values().sum();
     if a.stats || bad > 0 {
-        let kinds: Vec<String> = st.bad.iter().map(|(k, v)| format!("{} {v}", k.name())).collect();
-        let first: Vec<String> = st.first_bad.iter().map(|(l, k)| format!("line {l}: {}", k.name())).collect();
+        let kinds: Vec<String> = st
+            .bad
+            .iter()
+            .map(|(k, v)| format!("{} {v}", k.name()))
+            .collect();
+        let first: Vec<String> = st
+            .first_bad
+            .iter()
+            .map(|(l, k)| format!("line {l}: {}", k.name()))
+            .collect();
         if a.stats {
             eprintln!(
                 "normalize: {} lines, {} changed, {} bad{}{}",
                 st.lines,
                 st.changed,
                 bad,
-                if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) },
-                if a.dedup { format!(", {} duplicates removed", st.dup) } else { String::new() }
+                if kinds.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", kinds.join(", "))
+                },
+                if a.dedup {
+                    format!(", {} duplicates removed", st.dup)
+                } else {
+                    String::new()
+                }
             );
             let mut top: Vec<(&usize, &usize)> = st.by_rule.iter().collect();
             top.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
@@ -119,7 +139,10 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
             }
         }
         if bad > 0 {
-            eprintln!("normalize: {bad} bad lines passed through unchanged ({})", first.join("; "));
+            eprintln!(
+                "normalize: {bad} bad lines passed through unchanged ({})",
+                first.join("; ")
+            );
         }
     }
     Ok(if a.strict && bad > 0 { 3 } else { 0 })

@@ -1,0 +1,82 @@
+//! Small harness for CLI integration tests: a temp dir, the binary, and the shared data.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A fresh temporary directory, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("dedust-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    pub fn path(&self, f: &str) -> String {
+        self.0.join(f).to_str().unwrap().to_string()
+    }
+    pub fn write(&self, f: &str, data: &[u8]) -> String {
+        let p = self.path(f);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run `dedust ARGS` with `stdin`.
+pub fn dedust(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run dedust");
+    let mut si = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let w = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `../shared/datasets/<rel>` when present. Absent: a skip notice, or a failure when `CI=true`.
+pub fn shared(rel: &str) -> Option<String> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/datasets")
+        .join(rel);
+    if p.exists() {
+        return Some(p.to_str().unwrap().to_string());
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("CI=true but shared dataset {} is missing", p.display());
+    }
+    eprintln!("SKIP: shared dataset {} not found", p.display());
+    None
+}
+
+/// Normalize `urls` with a rule file; returns the canonical forms.
+pub fn normalize_with(rules: &str, urls: &[&str]) -> Vec<String> {
+    let input = urls.join("\n") + "\n";
+    let o = dedust(&["normalize", "--rules", rules], input.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o).lines().map(str::to_string).collect()
+}

@@ -1,0 +1,169 @@
+//! `dedust learn`: inputs, formats, bad input, and concrete outcomes on real data.
+
+mod common;
+use common::*;
+
+#[test]
+fn forum_candidates_merge_thread_variants_and_keep_threads_apart() {
+    let Some(clusters) = shared("ubuntuforums/clusters.tsv") else {
+        return;
+    };
+    let t = TempDir::new("learn-forum");
+    let rules = t.path("forum.json");
+    let o = dedust(&["learn", &clusters, "--no-validate", "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = normalize_with(
+        &rules,
+        &[
+            "https://ubuntuforums.org/showthread.php?t=2396025&mode=hybrid",
+            "https://ubuntuforums.org/showthread.php?t=2396025&p=13788823",
+            "https://ubuntuforums.org/showthread.php?t=2396025&p=13788960&highlight=",
+            "https://ubuntuforums.org/showthread.php?t=2396025",
+            "https://ubuntuforums.org/showgroups.php/",
+            "https://ubuntuforums.org/showgroups.php",
+            "https://ubuntuforums.org/showthread.php?t=2399656",
+            // A thread never seen in training: the rule generalizes.
+            "https://ubuntuforums.org/showthread.php?t=12345&mode=threaded&p=99",
+        ],
+    );
+    let canon = "https://ubuntuforums.org/showthread.php?t=2396025";
+    assert_eq!(&out[0..4], &[canon, canon, canon, canon]);
+    assert_eq!(out[4], out[5]);
+    assert_eq!(out[4], "https://ubuntuforums.org/showgroups.php");
+    assert_eq!(out[6], "https://ubuntuforums.org/showthread.php?t=2399656");
+    assert_ne!(out[6], out[3]);
+    assert_eq!(out[7], "https://ubuntuforums.org/showthread.php?t=12345");
+}
+
+#[test]
+fn forum_validated_rules_merge_the_login_wall_without_false_merges() {
+    let Some(clusters) = shared("ubuntuforums/clusters.tsv") else {
+        return;
+    };
+    let t = TempDir::new("learn-forum-v");
+    let rules = t.path("forum.json");
+    let o = dedust(&["learn", &clusters, "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("candidates →"), "{}", stderr(&o));
+    let out = normalize_with(
+        &rules,
+        &[
+            "https://ubuntuforums.org/member.php?u=1",
+            "https://ubuntuforums.org/member.php?u=777777",
+            "https://ubuntuforums.org/showthread.php?t=2396025",
+            "https://ubuntuforums.org/showthread.php?t=2399656",
+        ],
+    );
+    assert_eq!(out[0], out[1], "login wall: every member page is one page");
+    assert_ne!(out[2], out[3], "unrelated threads stay distinct");
+    let e = dedust(
+        &[
+            "evaluate", "--truth", &clusters, "--rules", &rules, "--json",
+        ],
+        b"",
+    );
+    assert!(e.status.success(), "{}", stderr(&e));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&e)).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let learned = rows.iter().find(|r| r["method"] == "rules").unwrap();
+    assert!(learned["lost"].as_f64().unwrap() <= 0.005, "{learned}");
+    assert!(learned["reduction"].as_f64().unwrap() >= 0.6, "{learned}");
+}
+
+#[test]
+fn cdxj_learns_http_https_aliases() {
+    let Some(cdxj) = shared("webarchive/cc-main-2024-30-cdx-00187.cdxj") else {
+        return;
+    };
+    let t = TempDir::new("learn-cdxj");
+    let rules = t.path("cc.json");
+    let o = dedust(&["learn", &cdxj, "--no-validate", "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&rules).unwrap();
+    let f: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rules_arr = f["rules"].as_array().unwrap();
+    assert!(!rules_arr.is_empty(), "{}", stderr(&o));
+    let Some(pywb) = shared("webarchive/pywb-iana.cdxj") else {
+        return;
+    };
+    let rules2 = t.path("iana.json");
+    let o = dedust(&["learn", &pywb, "--no-validate", "-o", &rules2], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = normalize_with(
+        &rules2,
+        &[
+            "https://www.iana.org/some/new/page",
+            "http://www.iana.org/some/new/page",
+        ],
+    );
+    assert_eq!(
+        out[0], out[1],
+        "http and https of iana.org are one: {out:?}"
+    );
+}
+
+#[test]
+fn every_input_format_reads() {
+    let t = TempDir::new("learn-formats");
+    let cases: &[(&str, &[u8])] = &[
+        ("a.tsv", b"cluster\turl\nx\thttp://h.org/a?t=1\nx\thttp://h.org/a?t=1&s=1\ny\thttp://h.org/a?t=2\ny\thttp://h.org/a?t=2&s=2\n"),
+        ("a.csv", b"cluster,url\nx,http://h.org/a?t=1\nx,http://h.org/a?t=1&s=1\ny,http://h.org/a?t=2\ny,http://h.org/a?t=2&s=2\n"),
+        (
+            "a.jsonl",
+            b"{\"cluster\":\"x\",\"urls\":[\"http://h.org/a?t=1\",\"http://h.org/a?t=1&s=1\"]}\n{\"digest\":\"y\",\"urls\":[\"http://h.org/a?t=2\",\"http://h.org/a?t=2&s=2\"]}\n",
+        ),
+        ("a.txt", b"x http://h.org/a?t=1 http://h.org/a?t=1&s=1\ny http://h.org/a?t=2 http://h.org/a?t=2&s=2\n"),
+    ];
+    for (name, data) in cases {
+        let p = t.write(name, data);
+        let rules = t.path(&format!("{name}.json"));
+        let o = dedust(&["learn", &p, "-o", &rules], b"");
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let out = normalize_with(&rules, &["http://h.org/a?t=9&s=abc"]);
+        assert_eq!(out, ["http://h.org/a?t=9"], "{name}");
+    }
+    // stdin and gzip
+    let o = dedust(&["learn", "-", "--format", "tsv"], cases[0].1);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"dedust-rules\""));
+}
+
+#[test]
+fn bad_input_is_counted_not_fatal() {
+    let t = TempDir::new("learn-bad");
+    let p = t.write(
+        "bad.tsv",
+        b"cluster\turl\nx\thttp://h.org/a\n\xff\xfe\tbroken\nx\tnot a url\nx\thttp://h.org/a/\n",
+    );
+    let o = dedust(&["learn", &p, "-o", &t.path("r.json")], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("skipped 2 malformed lines"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+    // Empty input: clear error, exit 1.
+    let e = t.write("empty.tsv", b"");
+    let o = dedust(&["learn", &e], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no usable records"), "{}", stderr(&o));
+    // Missing file: exit 1 naming it.
+    let o = dedust(&["learn", "/nonexistent/x.tsv"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/x.tsv"));
+    // Usage error: exit 2.
+    let o = dedust(&["learn"], b"");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn output_is_deterministic_across_thread_counts() {
+    let Some(clusters) = shared("ubuntuforums/clusters.tsv") else {
+        return;
+    };
+    let a = dedust(&["learn", &clusters, "--threads", "1"], b"");
+    let b = dedust(&["learn", &clusters, "--threads", "2"], b"");
+    assert!(a.status.success() && b.status.success());
+    assert_eq!(a.stdout, b.stdout);
+}

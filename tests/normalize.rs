@@ -1,0 +1,136 @@
+//! `dedust normalize`: modes, bad lines (lines in = lines out), idempotence on real URLs.
+
+mod common;
+use common::*;
+
+const TRAIN: &[u8] = b"cluster\turl\nx\thttp://h.org/a?t=1\nx\thttp://h.org/a?t=1&s=1\ny\thttp://h.org/a?t=2\ny\thttp://h.org/a?t=2&s=2\n";
+
+fn rules(t: &TempDir) -> String {
+    let p = t.write("train.tsv", TRAIN);
+    let r = t.path("r.json");
+    let o = dedust(&["learn", &p, "-o", &r], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    r
+}
+
+#[test]
+fn modes() {
+    let t = TempDir::new("norm-modes");
+    let r = rules(&t);
+    let input = b"http://h.org/a?t=5&s=x\nHTTP://H.ORG/a?t=5\nhttp://h.org/b\n";
+    let o = dedust(&["normalize", "--rules", &r], input);
+    assert_eq!(
+        stdout(&o),
+        "http://h.org/a?t=5\nhttp://h.org/a?t=5\nhttp://h.org/b\n"
+    );
+    let o = dedust(&["normalize", "--rules", &r, "--dedup"], input);
+    assert_eq!(stdout(&o), "http://h.org/a?t=5\nhttp://h.org/b\n");
+    let o = dedust(&["normalize", "--rules", &r, "--tsv"], input);
+    let lines: Vec<&str> = stdout(&o)
+        .lines()
+        .map(|l| l.split('\t').count())
+        .map(|_| "")
+        .collect();
+    assert_eq!(lines.len(), 3);
+    let first: Vec<String> = stdout(&o)
+        .lines()
+        .next()
+        .unwrap()
+        .split('\t')
+        .map(String::from)
+        .collect();
+    assert_eq!(first[0], "http://h.org/a?t=5&s=x");
+    assert_eq!(first[1], "http://h.org/a?t=5");
+    assert!(first[2].starts_with('r'));
+    let o = dedust(&["normalize", "--rules", &r, "--stats"], input);
+    assert!(
+        stderr(&o).contains("3 lines, 2 changed, 0 bad"),
+        "{}",
+        stderr(&o)
+    );
+    // No rules: base layer only. --no-base: rules only.
+    let o = dedust(&["normalize"], b"HTTP://H.ORG:80/x?b=1&a=2#f\n");
+    assert_eq!(stdout(&o), "http://h.org/x?a=2&b=1\n");
+    let o = dedust(
+        &["normalize", "--no-base", "--rules", &r],
+        b"HTTP://H.ORG/a?t=5\nhttp://h.org/a?s=1&t=5\n",
+    );
+    assert_eq!(stdout(&o), "HTTP://H.ORG/a?t=5\nhttp://h.org/a?t=5\n");
+}
+
+#[test]
+fn bad_lines_pass_through() {
+    let t = TempDir::new("norm-bad");
+    let r = rules(&t);
+    let long = format!("http://h.org/{}", "a".repeat(70_000));
+    let mut input: Vec<u8> = Vec::new();
+    input.extend_from_slice(b"http://h.org/a?t=1&s=2\n");
+    input.extend_from_slice(b"not a url\n");
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(b"http://h.org/\xff\xfe\n");
+    input.extend_from_slice(long.as_bytes());
+    input.extend_from_slice(b"\nhttp://h.org/last");
+    let o = dedust(&["normalize", "--rules", &r], &input);
+    assert!(o.status.success());
+    let out = o.stdout.split(|b| *b == b'\n').collect::<Vec<_>>();
+    assert_eq!(out.len() - 1, 6, "lines in = lines out");
+    assert_eq!(out[1], b"not a url");
+    assert_eq!(out[2], b"");
+    assert_eq!(out[3], b"http://h.org/\xff\xfe");
+    assert_eq!(out[4], long.as_bytes());
+    assert!(
+        stderr(&o).contains("4 bad lines passed through"),
+        "{}",
+        stderr(&o)
+    );
+    let o = dedust(&["normalize", "--rules", &r, "--tsv"], &input);
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("not a url\tnot a url\t!bad:not-url"));
+    assert!(s.contains("!bad:empty") && s.contains("!bad:not-utf8") && s.contains("!bad:too-long"));
+    let o = dedust(&["normalize", "--rules", &r, "--strict"], &input);
+    assert_eq!(o.status.code(), Some(3));
+    // Broken rule file: exit 1 with the file name.
+    let bad = t.write(
+        "bad.json",
+        b"{\"format\": \"dedust-rules\", \"version\": 1, \"rules\": [}",
+    );
+    let o = dedust(&["normalize", "--rules", &bad], b"http://h.org/\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.json"), "{}", stderr(&o));
+}
+
+#[test]
+fn idempotent_on_real_urls() {
+    let Some(clusters) = shared("ubuntuforums/clusters.tsv") else {
+        return;
+    };
+    let Some(links) = shared("urls/page-links.txt") else {
+        return;
+    };
+    let t = TempDir::new("norm-idem");
+    let r = t.path("forum.json");
+    assert!(
+        dedust(&["learn", &clusters, "--no-validate", "-o", &r], b"")
+            .status
+            .success()
+    );
+    let text = std::fs::read(&links).unwrap();
+    let forum: Vec<u8> = std::fs::read_to_string(&clusters)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(1).unwrap().to_string() + "\n")
+        .collect::<String>()
+        .into_bytes();
+    for input in [text, forum] {
+        let once = dedust(&["normalize", "--rules", &r], &input);
+        assert!(once.status.success());
+        let twice = dedust(&["normalize", "--rules", &r], &once.stdout);
+        assert_eq!(
+            once.stdout.iter().filter(|b| **b == b'\n').count(),
+            input.iter().filter(|b| **b == b'\n').count(),
+            "lines in = lines out"
+        );
+        assert!(once.stdout == twice.stdout, "normalize is not idempotent");
+    }
+}
