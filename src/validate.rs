@@ -86,14 +86,51 @@ pub struct ValidateReport {
     pub kept: usize,
 }
 
-fn host_index(urls: &[&Labeled]) -> HashMap<String, Vec<usize>> {
-    let mut m: HashMap<String, Vec<usize>> = HashMap::new();
-    for (i, l) in urls.iter().enumerate() {
-        if let Some(p) = split_url(&l.url) {
-            m.entry(p.host.to_string()).or_default().push(i);
+/// Data URLs by host and by (host, first path segment), so a rule only visits URLs it can match.
+struct UrlIndex {
+    by_host: HashMap<String, Vec<usize>>,
+    by_seg: HashMap<(String, String), Vec<usize>>,
+}
+
+impl UrlIndex {
+    fn new(urls: &[&Labeled]) -> UrlIndex {
+        let mut by_host: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_seg: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for (i, l) in urls.iter().enumerate() {
+            if let Some(p) = split_url(&l.url) {
+                by_host.entry(p.host.to_string()).or_default().push(i);
+                let first = p
+                    .path
+                    .get(1..)
+                    .unwrap_or("")
+                    .split('/')
+                    .next()
+                    .unwrap_or("");
+                by_seg
+                    .entry((p.host.to_string(), first.to_string()))
+                    .or_default()
+                    .push(i);
+            }
         }
+        UrlIndex { by_host, by_seg }
     }
-    m
+
+    /// Indices of the URLs `r` may match.
+    fn candidates(&self, r: &Rule) -> &[usize] {
+        let first_lit = match r.source.path.as_ref().and_then(|p| p.first()) {
+            Some(seg) => match seg.as_slice() {
+                [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
+                [] => Some(""),
+                _ => None,
+            },
+            None => None,
+        };
+        let v = match first_lit {
+            Some(l) => self.by_seg.get(&(r.source.host.clone(), l.to_string())),
+            None => self.by_host.get(&r.source.host),
+        };
+        v.map_or(&[], |v| v.as_slice())
+    }
 }
 
 /// Support and false positives of every rule applied alone.
@@ -118,33 +155,37 @@ pub fn rule_stats(
 ) -> Vec<(usize, usize)> {
     let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
     let nv = validation.len();
-    let by_host = host_index(&all);
+    let index = UrlIndex::new(&all);
+    let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, l) in all.iter().enumerate() {
+        exact.entry(l.url.as_str()).or_default().push(i);
+    }
     rules
         .par_iter()
         .map(|r| {
-            let Some(idx) = by_host.get(&r.source.host) else {
-                return (0, 0);
-            };
+            // URLs the rule changes, and the groups their outputs form.
+            let mut out_of: HashMap<usize, String> = HashMap::new();
             let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
-            let mut rewritten: Vec<(usize, String)> = Vec::new();
-            for &i in idx {
-                let u = &all[i].url;
-                let key = match apply_rule(r, u) {
-                    Some(o) if o != *u => {
-                        if i < nv {
-                            rewritten.push((i, o.clone()));
-                        }
-                        o
-                    }
-                    _ => u.clone(),
-                };
-                groups.entry(key).or_default().push(i);
+            for &i in index.candidates(r) {
+                if let Some(o) = apply_rule(r, &all[i].url).filter(|o| *o != all[i].url) {
+                    groups.entry(o.clone()).or_default().push(i);
+                    out_of.insert(i, o);
+                }
             }
             let (mut sup, mut fp) = (0, 0);
-            for (i, key) in rewritten {
-                let g = &groups[&key];
-                let others: Vec<usize> = g
+            for (&i, o) in &out_of {
+                if i >= nv {
+                    continue;
+                }
+                // Unchanged URLs equal to the output, and other URLs rewritten to it.
+                let unchanged = exact
+                    .get(o.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter(|j| !out_of.contains_key(j));
+                let others: Vec<usize> = groups[o]
                     .iter()
+                    .chain(unchanged)
                     .copied()
                     .filter(|&j| j != i && all[j].url != all[i].url)
                     .collect();
@@ -268,17 +309,15 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
             .then_with(|| a.id.cmp(&b.id))
     });
     let refs: Vec<&Labeled> = data.iter().collect();
-    let by_host = host_index(&refs);
+    let index = UrlIndex::new(&refs);
     // For each rule, the outputs it gives on the data URLs of its host.
     let outputs: Vec<HashMap<usize, String>> = rules
         .par_iter()
         .map(|r| {
             let mut m = HashMap::new();
-            if let Some(idx) = by_host.get(&r.source.host) {
-                for &i in idx {
-                    if let Some(o) = apply_rule(r, &refs[i].url).filter(|o| *o != refs[i].url) {
-                        m.insert(i, o);
-                    }
+            for &i in index.candidates(r) {
+                if let Some(o) = apply_rule(r, &refs[i].url).filter(|o| *o != refs[i].url) {
+                    m.insert(i, o);
                 }
             }
             m
@@ -469,6 +508,30 @@ mod tests {
             "{kept:#?}"
         );
         assert!(rep.high_fpr >= 1);
+    }
+
+    #[test]
+    fn cross_host_merges_count_as_support() {
+        // `www.` alias: the rewritten URL lands on another host's URL; that is a merge.
+        let clusters: Vec<Cluster> = (0..3)
+            .map(|i| {
+                mk(
+                    &format!("c{i}"),
+                    &[
+                        &format!("http://www.h.org/a/{i}"),
+                        &format!("http://h.org/a/{i}"),
+                    ],
+                )
+            })
+            .collect();
+        let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats(&cands, &data, &[]);
+        let i = cands
+            .iter()
+            .position(|r| r.kind == RuleKind::Alias)
+            .expect("alias rule");
+        assert_eq!(st[i], (3, 0));
     }
 
     #[test]
