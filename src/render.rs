@@ -234,46 +234,29 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
         query_group = Some(group);
         re.push_str("(\\?.*)?");
     } else {
-        let mut items: Vec<(String, bool)> = Vec::new();
-        for (n, v) in &s.required {
-            group += 1;
-            param_groups.push((n.clone(), group));
-            let body = match v {
-                ValPat::Any => "(?:=[^&]*)?".to_string(),
-                ValPat::Bare => String::new(),
-                ValPat::Pieces(p) => format!("={}", pieces_regex(p, "&")),
-            };
-            items.push((n.clone(), true));
-            let _ = body;
-        }
-        for n in &s.optional {
-            items.push((n.clone(), false));
-        }
-        items.sort();
-        for (n, req) in items {
-            if req {
-                let (_, v) = s.required.iter().find(|(m, _)| *m == n)?;
-                let g = param_groups.iter().find(|(m, _)| *m == n)?.1;
-                let body = match v {
-                    ValPat::Any => "(?:=[^&]*)?".to_string(),
-                    ValPat::Bare => String::new(),
-                    ValPat::Pieces(p) => format!("={}", pieces_regex(p, "&")),
-                };
-                let _ = g;
-                re.push_str(&format!("[?&]{}({body})", escape(&n)));
-            } else {
-                re.push_str(&format!("(?:[?&]{}(?:=[^&]*)?)*", escape(&n)));
+        // Parameters appear sorted by name; each required one is a group, numbered in that order.
+        let mut items: Vec<(&str, Option<&ValPat>)> = s
+            .required
+            .iter()
+            .map(|(n, v)| (n.as_str(), Some(v)))
+            .chain(s.optional.iter().map(|n| (n.as_str(), None)))
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(b.0).then(a.1.is_some().cmp(&b.1.is_some())));
+        for (n, v) in items {
+            match v {
+                Some(v) => {
+                    group += 1;
+                    param_groups.push((n.to_string(), group));
+                    let body = match v {
+                        ValPat::Any => "(?:=[^&]*)?".to_string(),
+                        ValPat::Bare => String::new(),
+                        ValPat::Pieces(p) => format!("={}", pieces_regex(p, "&")),
+                    };
+                    re.push_str(&format!("[?&]{}({body})", escape(n)));
+                }
+                None => re.push_str(&format!("(?:[?&]{}(?:=[^&]*)?)*", escape(n))),
             }
         }
-        // Groups were numbered in `required` order but appear in name order: renumber.
-        let mut order: Vec<&String> = s.required.iter().map(|(n, _)| n).collect();
-        order.sort();
-        let base = group - s.required.len();
-        param_groups = order
-            .iter()
-            .enumerate()
-            .map(|(i, n)| ((*n).clone(), base + i + 1))
-            .collect();
     }
     re.push('$');
     // replacement

@@ -561,12 +561,11 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         .as_ref()
         .is_none_or(|q| q.iter().all(|(_, v)| matches!(v, ValOut::Copy)));
     let literal = !(derived_path && derived_query);
-    let params: Vec<String> = if literal || query.is_none() {
+    let mut params: Vec<String> = if literal || query.is_none() {
         u.params.iter().map(|(n, _)| n.clone()).collect()
     } else {
         kept_names.iter().map(|s| s.to_string()).collect()
     };
-    let mut params = params;
     params.sort();
     if u.segs == c.segs && query.is_none() && !same_site {
         // Pure scheme/host change: the alias key covers it.

@@ -3,8 +3,7 @@
 
 use crate::cli::EvaluateArgs;
 use dedust::{
-    labeled, metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer,
-    ValidateOptions,
+    metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer, ValidateOptions,
 };
 use serde::Serialize;
 
@@ -76,7 +75,6 @@ fn evaluate(test: &[Cluster], rules: Vec<dedust::Rule>, base: &BaseOptions) -> V
         .enumerate()
         .flat_map(|(i, c)| c.urls.iter().map(move |u| (u.clone(), i)))
         .collect();
-    let (_, _) = labeled(test, base);
     let norm = Normalizer::new(rules, Some(*base));
     let none = Normalizer::new(vec![], Some(*base));
     let b: Vec<(String, usize)> = raw
