@@ -23,6 +23,23 @@ pub struct BaseFlags {
     pub keep_query_order: bool,
 }
 
+impl ValidateFlags {
+    pub fn options(&self) -> dedust::ValidateOptions {
+        dedust::ValidateOptions {
+            min_support: self.min_support,
+            max_fpr: self.max_fpr,
+        }
+    }
+
+    pub fn holdout(&self) -> Option<dedust::Holdout> {
+        (self.holdout > 0.0).then_some(dedust::Holdout {
+            mode: self.holdout_split,
+            fraction: self.holdout,
+            seed: self.holdout_seed,
+        })
+    }
+}
+
 impl BaseFlags {
     pub fn options(&self) -> dedust::BaseOptions {
         dedust::BaseOptions {
@@ -32,14 +49,24 @@ impl BaseFlags {
     }
 }
 
-/// Validation thresholds.
+/// Validation thresholds and where validation looks.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct ValidateFlags {
+    /// Validate on this held-out share of the input (learning on the rest); 0 validates every
+    /// candidate on the whole input.
+    #[arg(long, default_value_t = 0.0)]
+    pub holdout: f64,
+    /// How the held-out share is split off: `url` or `cluster`.
+    #[arg(long, default_value = "url")]
+    pub holdout_split: dedust::SplitMode,
+    /// Seed of the held-out split.
+    #[arg(long, default_value_t = 1)]
+    pub holdout_seed: u64,
     /// Least number of validation URLs a rule must merge correctly or not.
     #[arg(long, default_value_t = 2)]
     pub min_support: usize,
     /// Highest share of a rule's merges that may join different content.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.15)]
     pub max_fpr: f64,
 }
 
@@ -161,6 +188,10 @@ pub struct EvaluateArgs {
     /// JSON output.
     #[arg(long)]
     pub json: bool,
+    /// When learning inside: also write the learned rules and the held-out test clusters
+    /// (`DIR/rules.json`, `DIR/train.tsv`, `DIR/test.tsv`) for inspection.
+    #[arg(long)]
+    pub save: Option<String>,
 }
 
 /// Parse arguments, run, return the exit code.

@@ -34,7 +34,7 @@ pub use error::{Error, Result};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
 pub use metrics::{metrics, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
-pub use pipeline::{learn, LearnConfig, LearnOutput, Stage};
+pub use pipeline::{learn, Holdout, LearnConfig, LearnOutput, Stage};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
 pub use rules::{
     learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind,

@@ -7,7 +7,10 @@
 
 use crate::rulefile::{BaseSettings, RuleFile, ValidationSettings};
 use crate::rules::{learn_candidates, Cluster, LearnOptions, LearnStats, Rule};
-use crate::validate::{finalize, labeled, rule_stats, select, ValidateOptions, ValidateReport};
+use crate::validate::{
+    finalize, labeled, rule_stats, select, split_clusters, SplitMode, ValidateOptions,
+    ValidateReport,
+};
 
 /// Settings of a learn run.
 #[derive(Debug, Clone, Copy, Default)]
@@ -16,6 +19,19 @@ pub struct LearnConfig {
     pub learn: LearnOptions,
     /// Validation thresholds; `None` skips validation (`--no-validate`).
     pub validate: Option<ValidateOptions>,
+    /// Validate on a held-out part instead of the whole input (`--holdout`).
+    pub holdout: Option<Holdout>,
+}
+
+/// A held-out validation part: candidates are learned on the rest and validated on it.
+#[derive(Debug, Clone, Copy)]
+pub struct Holdout {
+    /// How clusters are split.
+    pub mode: SplitMode,
+    /// Share of the input held out.
+    pub fraction: f64,
+    /// Split seed.
+    pub seed: u64,
 }
 
 /// Stages reported to the progress callback.
@@ -59,8 +75,12 @@ pub fn learn(
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
     let total = clusters.len();
-    let (cands, stats) =
-        learn_candidates(clusters, &cfg.learn, &|d| progress(Stage::Align, d, total));
+    let parts = cfg.holdout.filter(|_| cfg.validate.is_some()).map(|h| {
+        let f = h.fraction.clamp(0.0, 1.0);
+        split_clusters(clusters, h.mode, &[1.0 - f, f], h.seed)
+    });
+    let train = parts.as_ref().map_or(clusters, |p| p[0].as_slice());
+    let (cands, stats) = learn_candidates(train, &cfg.learn, &|d| progress(Stage::Align, d, total));
     let candidates = cands.len();
     let (data, _) = labeled(clusters, &cfg.learn.base);
     let base = BaseSettings {
@@ -70,7 +90,14 @@ pub fn learn(
     match cfg.validate {
         Some(v) => {
             progress(Stage::Validate, 0, candidates);
-            let st = rule_stats(&cands, &data, &[]);
+            let st = match &parts {
+                Some(p) => {
+                    let (val, _) = labeled(&p[1], &cfg.learn.base);
+                    let (tr, _) = labeled(&p[0], &cfg.learn.base);
+                    rule_stats(&cands, &val, &tr)
+                }
+                None => rule_stats(&cands, &data, &[]),
+            };
             progress(Stage::Validate, candidates, candidates);
             let all_candidates: Vec<Rule> = cands
                 .iter()

@@ -31,7 +31,7 @@ use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The type of a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -390,7 +390,42 @@ struct Obs {
 }
 
 /// Pick the canonical member of a cluster (index into `urls`).
-fn canonical(urls: &[String], toks: &[Tokens]) -> usize {
+/// Site-level shape of a URL: scheme, host, path with value-like segments abstracted, and the
+/// sorted parameter names. Used to count how common a URL form is across the clusters of a site.
+pub(crate) fn url_shape(url: &str) -> String {
+    let Some(u) = Units::parse(url) else {
+        return url.to_string();
+    };
+    let mut s = format!("{}://{}", u.scheme, u.host);
+    for seg in &u.segs {
+        s.push('/');
+        if value_like(seg) {
+            s.push_str(&shape(seg));
+            s.push('\u{1}');
+        } else {
+            s.push_str(seg);
+        }
+    }
+    let mut names: Vec<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    s.push('?');
+    s.push_str(&names.join("&"));
+    s
+}
+
+/// Popularity key of a URL's scheme and host.
+fn site_key(url: &str) -> String {
+    match split_url(url) {
+        Some(p) => format!("\u{2}{}://{}", p.scheme, p.host),
+        None => String::new(),
+    }
+}
+
+/// Pick the canonical member of a cluster (index into `urls`): fewest tokens; then the URL form
+/// found in most clusters of the site (`popularity`), so that every cluster picks the same form;
+/// then the member whose tokens fill the most-shared consensus columns; then `https`; then text.
+fn canonical(urls: &[String], toks: &[Tokens], popularity: &HashMap<String, usize>) -> usize {
     let c = consensus(&align(toks));
     let occ = c.occupancy();
     let score: Vec<usize> = (0..urls.len())
@@ -403,11 +438,16 @@ fn canonical(urls: &[String], toks: &[Tokens]) -> usize {
                 .sum()
         })
         .collect();
+    let pop: Vec<usize> = urls
+        .iter()
+        .map(|u| popularity.get(&url_shape(u)).copied().unwrap_or(0))
+        .collect();
     (0..urls.len())
         .min_by(|&a, &b| {
             toks[a]
                 .len()
                 .cmp(&toks[b].len())
+                .then_with(|| pop[b].cmp(&pop[a]))
                 .then_with(|| score[b].cmp(&score[a]))
                 .then_with(|| {
                     urls[b]
@@ -434,28 +474,80 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>,
     (set.into_iter().collect(), bad)
 }
 
-fn observations(ci: usize, urls: &[String], out: &mut Vec<(GroupKey, Obs)>) {
+fn observations(
+    ci: usize,
+    urls: &[String],
+    popularity: &HashMap<String, usize>,
+    out: &mut Vec<(GroupKey, Obs)>,
+) {
     let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
-    let c = canonical(urls, &toks);
-    let Some(cu) = Units::parse(&urls[c]) else {
+    let c = canonical(urls, &toks, popularity);
+    let Some(mut cu) = Units::parse(&urls[c]) else {
         return;
     };
-    for (i, u) in urls.iter().enumerate() {
-        if i == c {
+    // The target's scheme and host: of the members' sites, the one found in most clusters (then
+    // `https`, then the shorter host), so `www.`/mirror/`http` aliases point one way site-wide even
+    // where the member with fewest tokens sits on an alias.
+    let best_site = urls
+        .iter()
+        .filter_map(|u| split_url(u).map(|p| (p.scheme, p.host)))
+        .max_by(|a, b| {
+            let pa = popularity
+                .get(&format!("\u{2}{}://{}", a.0, a.1))
+                .copied()
+                .unwrap_or(0);
+            let pb = popularity
+                .get(&format!("\u{2}{}://{}", b.0, b.1))
+                .copied()
+                .unwrap_or(0);
+            pa.cmp(&pb)
+                .then_with(|| (a.0 == "https").cmp(&(b.0 == "https")))
+                .then_with(|| b.1.len().cmp(&a.1.len()))
+                .then_with(|| b.cmp(a))
+        });
+    let target_url = match best_site {
+        Some((sc, h)) if sc != cu.scheme || h != cu.host => {
+            cu.scheme = sc.to_string();
+            cu.host = h.to_string();
+            let p = split_url(&urls[c]).expect("parsed above");
+            let rest = &urls[c][p.scheme.len() + 3 + p.host.len()..];
+            format!("{sc}://{h}{rest}")
+        }
+        _ => urls[c].clone(),
+    };
+    for u in urls.iter() {
+        if *u == target_url {
             continue;
         }
         let Some(uu) = Units::parse(u) else { continue };
         if uu.port != cu.port {
             continue;
         }
-        let obs = Obs {
+        let obs = |from: Units| Obs {
             cluster: ci,
-            from: uu.clone(),
+            from,
             from_url: u.clone(),
-            to_url: urls[c].clone(),
+            to_url: target_url.clone(),
         };
-        for key in keys(&uu, &cu) {
-            out.push((key, obs.clone()));
+        // A scheme/host difference is its own (alias) observation; the rest of the pair is
+        // described as if the alias had been applied, so path/query rules are learned once, on
+        // the canonical host, whatever alias a member came from.
+        if uu.scheme != cu.scheme || uu.host != cu.host {
+            out.push((
+                GroupKey::Alias {
+                    from: (uu.scheme.clone(), uu.host.clone()),
+                    to: (cu.scheme.clone(), cu.host.clone()),
+                },
+                obs(uu.clone()),
+            ));
+        }
+        let u2 = Units {
+            scheme: cu.scheme.clone(),
+            host: cu.host.clone(),
+            ..uu
+        };
+        for key in keys(&u2, &cu) {
+            out.push((key, obs(u2.clone())));
         }
     }
 }
@@ -466,16 +558,12 @@ fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)
     v
 }
 
-/// Group keys of one pair `u → c`.
+/// Group keys of one pair `u → c` that share scheme and host (aliases are handled by the caller).
 fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
     let mut out = Vec::new();
     let same_query = sorted_params(&u.params) == sorted_params(&c.params);
-    let same_site = u.scheme == c.scheme && u.host == c.host;
-    if u.segs == c.segs && same_query && !same_site {
-        out.push(GroupKey::Alias {
-            from: (u.scheme.clone(), u.host.clone()),
-            to: (c.scheme.clone(), c.host.clone()),
-        });
+    if u.segs == c.segs && same_query {
+        return out;
     }
     let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
     let dup_names = unames.len() != u.params.len();
@@ -489,12 +577,7 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         .map(|(n, _)| n.as_str())
         .filter(|n| !kept_names.contains(n))
         .collect();
-    if same_site
-        && u.segs == c.segs
-        && !dup_names
-        && kept.len() == c.params.len()
-        && !dropped.is_empty()
-    {
+    if u.segs == c.segs && !dup_names && kept.len() == c.params.len() && !dropped.is_empty() {
         for d in &dropped {
             out.push(GroupKey::Drop {
                 host: u.host.clone(),
@@ -567,10 +650,6 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         kept_names.iter().map(|s| s.to_string()).collect()
     };
     params.sort();
-    if u.segs == c.segs && query.is_none() && !same_site {
-        // Pure scheme/host change: the alias key covers it.
-        return out;
-    }
     out.push(GroupKey::Template {
         from: (u.scheme.clone(), u.host.clone()),
         to: (c.scheme.clone(), c.host.clone()),
@@ -856,19 +935,45 @@ pub fn learn_candidates(
     progress: &(dyn Fn(usize) + Sync),
 ) -> (Vec<Rule>, LearnStats) {
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let per: Vec<PerCluster> = clusters
+    // Pass 1: base-normalize every cluster and count how many clusters hold each URL form.
+    let prepared: Vec<(Vec<String>, usize, usize, bool)> = clusters
         .par_iter()
-        .enumerate()
-        .map(|(ci, c)| {
+        .map(|c| {
             let (mut urls, bad) = prepare_cluster(c, opts);
             let n = urls.len();
             let capped = urls.len() > opts.max_cluster;
             if capped {
                 sample(&mut urls, opts.max_cluster);
             }
+            (urls, n, bad, capped)
+        })
+        .collect();
+    let popularity: HashMap<String, usize> = prepared
+        .par_iter()
+        .fold(HashMap::new, |mut m: HashMap<String, usize>, (urls, ..)| {
+            let shapes: BTreeSet<String> = urls
+                .iter()
+                .flat_map(|u| [url_shape(u), site_key(u)])
+                .collect();
+            for sh in shapes {
+                *m.entry(sh).or_default() += 1;
+            }
+            m
+        })
+        .reduce(HashMap::new, |mut a, b| {
+            for (k, v) in b {
+                *a.entry(k).or_default() += v;
+            }
+            a
+        });
+    // Pass 2: align, pick canonicals, describe pairs.
+    let per: Vec<PerCluster> = prepared
+        .into_par_iter()
+        .enumerate()
+        .map(|(ci, (urls, n, bad, capped))| {
             let mut out = Vec::new();
             if urls.len() >= 2 {
-                observations(ci, &urls, &mut out);
+                observations(ci, &urls, &popularity, &mut out);
             }
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if d.is_multiple_of(256) {
@@ -1021,7 +1126,19 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
-        assert_eq!(canonical(&urls, &toks), 1);
+        assert_eq!(canonical(&urls, &toks, &HashMap::new()), 1);
+        // Same token count: the form most clusters use wins over `https`.
+        let urls: Vec<String> = ["https://h/a?t=1", "http://h/a?t=1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
+        let pop: HashMap<String, usize> = [
+            (url_shape("http://h/a?t=1"), 5),
+            (url_shape("https://h/a?t=1"), 2),
+        ]
+        .into();
+        assert_eq!(canonical(&urls, &toks, &pop), 1);
     }
 
     #[test]

@@ -2,9 +2,7 @@
 //! base layer and learned rules, on ground-truth clusters.
 
 use crate::cli::EvaluateArgs;
-use dedust::{
-    metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer, ValidateOptions,
-};
+use dedust::{metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -25,12 +23,23 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 base,
                 ..Default::default()
             },
-            validate: Some(ValidateOptions {
-                min_support: a.validate.min_support,
-                max_fpr: a.validate.max_fpr,
-            }),
+            validate: Some(a.validate.options()),
+            holdout: a.validate.holdout(),
         };
         let out = dedust::learn(&parts[0], &cfg, &|_, _, _| {});
+        if let Some(dir) = &a.save {
+            let d = std::path::Path::new(dir);
+            super::write_out(d.join("rules.json").to_str(), &out.file.to_json())?;
+            for (name, part) in [("train.tsv", &parts[0]), ("test.tsv", &parts[1])] {
+                let mut tsv = String::from("cluster\turl\n");
+                for c in part {
+                    for u in &c.urls {
+                        tsv.push_str(&format!("{}\t{u}\n", c.id));
+                    }
+                }
+                super::write_out(d.join(name).to_str(), &tsv)?;
+            }
+        }
         let what = format!(
             "learned on {:.0}% ({:?} split, seed {}), tested on the other {:.0}%",
             (1.0 - f) * 100.0,

@@ -1,7 +1,7 @@
 //! `dedust learn`: clusters in, validated rule file out, summary on stderr.
 
 use crate::cli::LearnArgs;
-use dedust::{LearnConfig, LearnOptions, Stage, ValidateOptions};
+use dedust::{LearnConfig, LearnOptions, Stage};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -15,10 +15,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             base: a.base.options(),
             max_cluster: a.max_cluster.max(2),
         },
-        validate: (!a.no_validate).then_some(ValidateOptions {
-            min_support: a.validate.min_support,
-            max_fpr: a.validate.max_fpr,
-        }),
+        validate: (!a.no_validate).then_some(a.validate.options()),
+        holdout: a.validate.holdout(),
     };
     let bar = if !a.quiet && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(clusters.len() as u64);
