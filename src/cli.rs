@@ -80,6 +80,56 @@ pub enum Command {
     Evaluate(EvaluateArgs),
     /// Generate a synthetic DUST web with ground truth.
     Synth(SynthArgs),
+    /// Validate rules against ground-truth clusters and keep the good ones.
+    Validate(ValidateArgs),
+    /// Write an HTML report: trade-off curve, metrics, rules.
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Rule file(s) with candidate rules.
+    #[arg(long = "rules", short = 'r', required = true)]
+    pub rules: Vec<String>,
+    /// Labelled URLs (any `learn` input format) to validate on.
+    #[arg(long)]
+    pub truth: String,
+    /// Input format of the truth file.
+    #[arg(long, default_value = "auto")]
+    pub format: dedust::InputFormat,
+    #[command(flatten)]
+    pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// Write the kept rules here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Ground-truth clusters (any `learn` input format).
+    #[arg(long)]
+    pub truth: String,
+    /// Input format of the truth file.
+    #[arg(long, default_value = "auto")]
+    pub format: dedust::InputFormat,
+    /// How to split into learning and held-out parts: `url` or `cluster`.
+    #[arg(long, default_value = "url")]
+    pub split: dedust::SplitMode,
+    /// Share held out for testing.
+    #[arg(long, default_value_t = 0.2)]
+    pub test_fraction: f64,
+    /// Split seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// Output HTML file.
+    #[arg(short, long, default_value = "dedust-report.html")]
+    pub output: String,
 }
 
 #[derive(Args, Debug)]
@@ -175,6 +225,9 @@ pub struct EvaluateArgs {
     /// Share of the data held out for testing.
     #[arg(long, default_value_t = 0.2)]
     pub test_fraction: f64,
+    /// K-fold cross-validation instead of one split (for small data).
+    #[arg(long)]
+    pub folds: Option<usize>,
     /// Split seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -209,6 +262,8 @@ pub fn run() -> i32 {
         Command::Normalize(a) => crate::cmd::normalize::run(a),
         Command::Evaluate(a) => crate::cmd::evaluate::run(a),
         Command::Synth(a) => crate::cmd::synth::run(a),
+        Command::Validate(a) => crate::cmd::validate::run(a),
+        Command::Report(a) => crate::cmd::report::run(a),
     };
     match res {
         Ok(code) => code,

@@ -344,6 +344,18 @@ pub fn read_clusters_from(
     Ok((acc.clusters, rep))
 }
 
+/// Group `(cluster, url)` rows into clusters, in first-seen order.
+pub fn rows_to_clusters(rows: &[(String, String)]) -> Vec<Cluster> {
+    let mut acc = Acc {
+        index: HashMap::new(),
+        clusters: Vec::new(),
+    };
+    for (c, u) in rows {
+        acc.push(c, u);
+    }
+    acc.clusters
+}
+
 fn trunc(s: &str) -> String {
     s.chars().take(80).collect()
 }

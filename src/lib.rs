@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod normalize;
 pub mod pipeline;
 pub mod render;
+pub mod report;
 pub mod rulefile;
 pub mod rules;
 pub mod synth;
@@ -32,9 +33,11 @@ pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{consensus, Column, ColumnClass, Consensus};
 pub use error::{Error, Result};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
-pub use metrics::{metrics, Metrics};
+pub use metrics::{compare, mean, metrics, Comparison, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
-pub use pipeline::{learn, Holdout, LearnConfig, LearnOutput, Stage};
+pub use pipeline::{
+    cross_validate, experiment, learn, Experiment, Holdout, LearnConfig, LearnOutput, Stage,
+};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
 pub use rules::{
     learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind,

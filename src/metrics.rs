@@ -93,6 +93,71 @@ pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
     }
 }
 
+/// Metrics of no normalization, the base layer alone, and base layer + rules on the same URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Comparison {
+    /// URLs as they are.
+    pub none: Metrics,
+    /// Base normalization only.
+    pub base: Metrics,
+    /// Base normalization and the rules.
+    pub rules: Metrics,
+}
+
+/// Compare no normalization, the base layer and `rules` on the URLs of `test` clusters.
+///
+/// URLs the base layer rejects stay their own bucket in every row.
+///
+/// ```
+/// use dedust::{compare, BaseOptions, Cluster};
+/// let test = vec![Cluster { id: "a".into(), urls: vec!["http://h/x".into(), "HTTP://H/x".into()] }];
+/// let c = compare(&test, vec![], &BaseOptions::default());
+/// assert_eq!((c.none.reduction, c.base.reduction), (0.0, 1.0));
+/// ```
+pub fn compare(
+    test: &[crate::Cluster],
+    rules: Vec<crate::Rule>,
+    base: &crate::BaseOptions,
+) -> Comparison {
+    let label = |c: &crate::Cluster| crate::render::fnv(&c.id) as usize;
+    let raw: Vec<(String, usize)> = test
+        .iter()
+        .flat_map(|c| c.urls.iter().map(move |u| (u.clone(), label(c))))
+        .collect();
+    let run = |n: &crate::Normalizer| -> Vec<(String, usize)> {
+        raw.iter()
+            .map(|(u, c)| {
+                (
+                    n.normalize(u).map(|x| x.url).unwrap_or_else(|_| u.clone()),
+                    *c,
+                )
+            })
+            .collect()
+    };
+    let with_rules = crate::Normalizer::new(rules, Some(*base));
+    let only_base = crate::Normalizer::new(vec![], Some(*base));
+    Comparison {
+        none: metrics(&raw),
+        base: metrics(&run(&only_base)),
+        rules: metrics(&run(&with_rules)),
+    }
+}
+
+/// Mean of several metrics (counts summed).
+pub fn mean(ms: &[Metrics]) -> Metrics {
+    let n = ms.len().max(1) as f64;
+    let avg = |f: &dyn Fn(&Metrics) -> f64| ms.iter().map(f).sum::<f64>() / n;
+    Metrics {
+        urls: ms.iter().map(|m| m.urls).sum(),
+        clusters: ms.iter().map(|m| m.clusters).sum(),
+        buckets: ms.iter().map(|m| m.buckets).sum(),
+        reduction: avg(&|m| m.reduction),
+        lost: avg(&|m| m.lost),
+        precision: avg(&|m| m.precision),
+        recall: avg(&|m| m.recall),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

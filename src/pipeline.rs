@@ -138,3 +138,53 @@ pub fn learn(
         }
     }
 }
+
+/// One held-out experiment: learn on one part, compare on the other.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// The learned rule file.
+    pub file: RuleFile,
+    /// Metrics on the held-out part.
+    pub comparison: crate::metrics::Comparison,
+}
+
+/// Learn on `train` and compare on `test`.
+pub fn experiment(train: &[Cluster], test: &[Cluster], cfg: &LearnConfig) -> Experiment {
+    let out = learn(train, cfg, &|_, _, _| {});
+    let comparison = crate::metrics::compare(test, out.file.rules.clone(), &cfg.learn.base);
+    Experiment {
+        file: out.file,
+        comparison,
+    }
+}
+
+/// K-fold cross-validation: fold k is tested with rules learned on the other folds.
+///
+/// ```
+/// use dedust::{cross_validate, synth, LearnConfig, SplitMode};
+/// let s = synth::synth(&synth::SynthOptions { sites: 2, pages: 40, seed: 1 });
+/// let clusters = dedust::input::rows_to_clusters(&s.rows);
+/// let folds = cross_validate(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, SplitMode::Url, 3, 1);
+/// assert_eq!(folds.len(), 3);
+/// ```
+pub fn cross_validate(
+    clusters: &[Cluster],
+    cfg: &LearnConfig,
+    mode: SplitMode,
+    folds: usize,
+    seed: u64,
+) -> Vec<Experiment> {
+    let k = folds.max(2);
+    let parts = split_clusters(clusters, mode, &vec![1.0 / k as f64; k], seed);
+    (0..k)
+        .map(|i| {
+            let train: Vec<Cluster> = parts
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, p)| p.iter().cloned())
+                .collect();
+            experiment(&train, &parts[i], cfg)
+        })
+        .collect()
+}

@@ -2,43 +2,52 @@
 //! base layer and learned rules, on ground-truth clusters.
 
 use crate::cli::EvaluateArgs;
-use dedust::{metrics, BaseOptions, Cluster, LearnConfig, LearnOptions, Metrics, Normalizer};
-use serde::Serialize;
-
-#[derive(Serialize)]
-struct Row {
-    method: String,
-    #[serde(flatten)]
-    m: Metrics,
-}
+use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
 
 pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
     let clusters = super::read_clusters(&a.truth, a.format)?;
     let base = a.base.options();
-    let (rules, test, what) = if a.rules.is_empty() {
+    let cfg = LearnConfig {
+        learn: LearnOptions {
+            base,
+            ..Default::default()
+        },
+        validate: Some(a.validate.options()),
+        holdout: a.validate.holdout(),
+    };
+    let (what, nrules, cmp, folds) = if !a.rules.is_empty() {
+        let rules = super::load_rules(&a.rules)?;
+        let n = rules.len();
+        let c = dedust::compare(&clusters, rules, &base);
+        (
+            "rules given, tested on all truth URLs".to_string(),
+            n,
+            c,
+            vec![],
+        )
+    } else if let Some(k) = a.folds {
+        let ex = dedust::cross_validate(&clusters, &cfg, a.split, k, a.seed);
+        let folds: Vec<Comparison> = ex.iter().map(|e| e.comparison).collect();
+        let mean = |f: &dyn Fn(&Comparison) -> Metrics| {
+            dedust::mean(&folds.iter().map(f).collect::<Vec<_>>())
+        };
+        let c = Comparison {
+            none: mean(&|c| c.none),
+            base: mean(&|c| c.base),
+            rules: mean(&|c| c.rules),
+        };
+        let n = ex.iter().map(|e| e.file.rules.len()).sum::<usize>() / ex.len().max(1);
+        let what = format!(
+            "{k}-fold cross-validation ({:?} split, seed {}), mean of folds",
+            a.split, a.seed
+        );
+        (what, n, c, folds)
+    } else {
         let f = a.test_fraction.clamp(0.0, 1.0);
         let parts = dedust::split_clusters(&clusters, a.split, &[1.0 - f, f], a.seed);
-        let cfg = LearnConfig {
-            learn: LearnOptions {
-                base,
-                ..Default::default()
-            },
-            validate: Some(a.validate.options()),
-            holdout: a.validate.holdout(),
-        };
-        let out = dedust::learn(&parts[0], &cfg, &|_, _, _| {});
+        let ex = dedust::experiment(&parts[0], &parts[1], &cfg);
         if let Some(dir) = &a.save {
-            let d = std::path::Path::new(dir);
-            super::write_out(d.join("rules.json").to_str(), &out.file.to_json())?;
-            for (name, part) in [("train.tsv", &parts[0]), ("test.tsv", &parts[1])] {
-                let mut tsv = String::from("cluster\turl\n");
-                for c in part {
-                    for u in &c.urls {
-                        tsv.push_str(&format!("{}\t{u}\n", c.id));
-                    }
-                }
-                super::write_out(d.join(name).to_str(), &tsv)?;
-            }
+            save(dir, &ex.file, &parts)?;
         }
         let what = format!(
             "learned on {:.0}% ({:?} split, seed {}), tested on the other {:.0}%",
@@ -47,18 +56,19 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             a.seed,
             f * 100.0
         );
-        (out.file.rules, parts[1].clone(), what)
-    } else {
-        (
-            super::load_rules(&a.rules)?,
-            clusters.clone(),
-            "rules given, tested on all truth URLs".to_string(),
-        )
+        (what, ex.file.rules.len(), ex.comparison, vec![])
     };
-    let nrules = rules.len();
-    let rows = evaluate(&test, rules, &base);
+    let rows = [("none", cmp.none), ("base", cmp.base), ("rules", cmp.rules)];
     if a.json {
-        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows });
+        let rows: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, m)| {
+                let mut v = serde_json::to_value(m).expect("metrics serialize");
+                v["method"] = serde_json::Value::from(*name);
+                v
+            })
+            .collect();
+        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "folds": folds });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("# {what}; {nrules} rules");
@@ -66,60 +76,22 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             "{:<10} {:>6} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8}",
             "method", "urls", "clusters", "buckets", "reduction", "lost", "precision", "recall"
         );
-        for r in &rows {
-            let m = &r.m;
+        for (name, m) in rows {
             println!(
                 "{:<10} {:>6} {:>8} {:>8} {:>10.3} {:>8.4} {:>10.3} {:>8.3}",
-                r.method, m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
+                name, m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
             );
         }
     }
     Ok(0)
 }
 
-fn evaluate(test: &[Cluster], rules: Vec<dedust::Rule>, base: &BaseOptions) -> Vec<Row> {
-    // Raw URLs (malformed ones stay their own bucket in every row).
-    let raw: Vec<(String, usize)> = test
-        .iter()
-        .enumerate()
-        .flat_map(|(i, c)| c.urls.iter().map(move |u| (u.clone(), i)))
-        .collect();
-    let norm = Normalizer::new(rules, Some(*base));
-    let none = Normalizer::new(vec![], Some(*base));
-    let b: Vec<(String, usize)> = raw
-        .iter()
-        .map(|(u, c)| {
-            (
-                none.normalize(u)
-                    .map(|n| n.url)
-                    .unwrap_or_else(|_| u.clone()),
-                *c,
-            )
-        })
-        .collect();
-    let r: Vec<(String, usize)> = raw
-        .iter()
-        .map(|(u, c)| {
-            (
-                norm.normalize(u)
-                    .map(|n| n.url)
-                    .unwrap_or_else(|_| u.clone()),
-                *c,
-            )
-        })
-        .collect();
-    vec![
-        Row {
-            method: "none".into(),
-            m: metrics(&raw),
-        },
-        Row {
-            method: "base".into(),
-            m: metrics(&b),
-        },
-        Row {
-            method: "rules".into(),
-            m: metrics(&r),
-        },
-    ]
+/// Write the learned rules and both parts of the split.
+fn save(dir: &str, file: &dedust::RuleFile, parts: &[Vec<Cluster>]) -> anyhow::Result<()> {
+    let d = std::path::Path::new(dir);
+    super::write_out(d.join("rules.json").to_str(), &file.to_json())?;
+    for (name, part) in [("train.tsv", &parts[0]), ("test.tsv", &parts[1])] {
+        super::write_out(d.join(name).to_str(), &super::clusters_tsv(part))?;
+    }
+    Ok(())
 }

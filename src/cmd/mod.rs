@@ -3,7 +3,9 @@
 pub mod evaluate;
 pub mod learn;
 pub mod normalize;
+pub mod report;
 pub mod synth;
+pub mod validate;
 
 /// Write text to `-o FILE` or stdout.
 pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
@@ -55,4 +57,18 @@ pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
         rules.extend(dedust::RuleFile::read(p)?.rules);
     }
     Ok(rules)
+}
+
+/// `cluster<TAB>url` text of clusters.
+pub fn clusters_tsv(clusters: &[dedust::Cluster]) -> String {
+    let mut tsv = String::from("cluster\turl\n");
+    for c in clusters {
+        for u in &c.urls {
+            tsv.push_str(&c.id);
+            tsv.push('\t');
+            tsv.push_str(u);
+            tsv.push('\n');
+        }
+    }
+    tsv
 }

@@ -1,0 +1,42 @@
+//! `dedust validate`: support and fpr of every rule on labelled URLs; the kept, ordered,
+//! conflict-free, idempotent set is written out.
+
+use crate::cli::ValidateArgs;
+
+pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
+    let rules = super::load_rules(&a.rules)?;
+    let clusters = super::read_clusters(&a.truth, a.format)?;
+    let base = a.base.options();
+    let (data, bad) = dedust::labeled(&clusters, &base);
+    let stats = dedust::rule_stats(&rules, &data, &[]);
+    for (r, (s, f)) in rules.iter().zip(&stats) {
+        let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
+        eprintln!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
+    }
+    let opts = a.validate.options();
+    let (kept, rep) = dedust::select(rules, &stats, &data, &opts);
+    let file = dedust::RuleFile::new(
+        kept,
+        dedust::BaseSettings {
+            keep_fragment: base.keep_fragment,
+            keep_query_order: base.keep_query_order,
+        },
+        Some(dedust::ValidationSettings {
+            min_support: opts.min_support,
+            max_fpr: opts.max_fpr,
+        }),
+    );
+    super::write_out(a.output.as_deref(), &file.to_json())?;
+    eprintln!(
+        "validate: {} URLs ({} rejected by the base layer); {} rules → {} kept (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
+        data.len(),
+        bad,
+        rep.candidates,
+        rep.kept,
+        rep.low_support,
+        rep.high_fpr,
+        rep.conflicts,
+        rep.not_idempotent
+    );
+    Ok(0)
+}
