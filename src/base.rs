@@ -87,8 +87,21 @@ pub fn slow_base(input: &str, opts: &BaseOptions) -> Result<String, BaseError> {
 /// Bytes that make the fast path hand over to the `url` crate when found in a path or query:
 /// anything the WHATWG parser would percent-encode, rewrite or interpret.
 fn fast_ok(b: u8) -> bool {
-    matches!(b, b'!' | b'$'..=b';' | b'=' | b'?'..=b'[' | b']' | b'_' | b'a'..=b'z' | b'~')
+    FAST_OK[b as usize]
 }
+
+/// [`fast_ok`] as a table (the hot loop of `normalize`).
+static FAST_OK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] =
+            matches!(b, b'!' | b'$'..=b';' | b'=' | b'?'..=b'[' | b']' | b'_' | b'a'..=b'z' | b'~');
+        c += 1;
+    }
+    t
+};
 
 /// The fast path for plain ASCII `http`/`https` URLs; `None` hands over to [`slow_base`].
 ///
@@ -105,94 +118,168 @@ fn fast_ok(b: u8) -> bool {
 /// assert_eq!(fast_base("http://[::1]/", &o), None);
 /// ```
 pub fn fast_base(input: &str, opts: &BaseOptions) -> Option<String> {
+    let mut out = String::with_capacity(input.len() + 1);
+    fast_base_into(input, opts, &mut out).then_some(out)
+}
+
+/// [`fast_base`] writing into `out` (cleared first); returns false when the input needs the
+/// `url` crate (then `out` is unspecified).
+pub fn fast_base_into(input: &str, opts: &BaseOptions, out: &mut String) -> bool {
+    out.clear();
+    fast_into(input, opts, out).is_some()
+}
+
+fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
     let b = input.as_bytes();
     if opts.keep_fragment || b.len() < 8 {
         return None;
     }
-    let (https, rest) = if b[..7].eq_ignore_ascii_case(b"http://") {
-        (false, &input[7..])
+    let (https, mut i) = if b[..7].eq_ignore_ascii_case(b"http://") {
+        (false, 7)
     } else if b.len() > 8 && b[..8].eq_ignore_ascii_case(b"https://") {
-        (true, &input[8..])
+        (true, 8)
     } else {
         return None;
     };
-    let rb = rest.as_bytes();
-    let auth_end = rb
-        .iter()
-        .position(|&c| matches!(c, b'/' | b'?' | b'#'))
-        .unwrap_or(rb.len());
-    let (auth, tail) = rest.split_at(auth_end);
-    let (host, port) = match auth.find(':') {
-        Some(i) => (&auth[..i], Some(&auth[i + 1..])),
-        None => (auth, None),
-    };
-    // Host: letters, digits, `-` and `.`; no empty label; not an IPv4-looking or IDNA label.
-    if host.is_empty()
-        || host.starts_with('.')
-        || host.contains("..")
-        || !host
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.')
-    {
-        return None;
-    }
-    let last = host.trim_end_matches('.').rsplit('.').next().unwrap_or("");
-    if last.is_empty() || last.as_bytes()[0].is_ascii_digit() {
-        return None;
-    }
-    if host
-        .split('.')
-        .any(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
-    {
-        return None;
-    }
-    let port = match port {
-        None => None,
-        Some(p)
-            if !p.is_empty()
-                && p.len() <= 5
-                && p.bytes().all(|c| c.is_ascii_digit())
-                && !p.starts_with('0') =>
-        {
-            let v: u32 = p.parse().ok()?;
-            if v > 65535 {
+    // Authority, one pass: host of letters, digits, `-`, `.`; no empty label; the last label
+    // must not start with a digit (IPv4 forms); no `xn--` label (IDNA); optional port.
+    let host_start = i;
+    let mut label_start = i;
+    let mut last_label_first = 0u8;
+    let mut upper = false;
+    let mut host_end = None;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' | b'?' | b'#' => break,
+            b':' => {
+                host_end = Some(i);
+                i += 1;
+                break;
+            }
+            b'.' => {
+                if i == label_start {
+                    return None;
+                }
+                label_start = i + 1;
+            }
+            b'a'..=b'z' | b'0'..=b'9' | b'-' => {}
+            b'A'..=b'Z' => upper = true,
+            _ => return None,
+        }
+        if i == label_start && c != b'.' {
+            last_label_first = c;
+            if b.len() >= i + 4 && b[i..i + 4].eq_ignore_ascii_case(b"xn--") {
                 return None;
             }
-            let default = if https { 443 } else { 80 };
-            (v != default).then_some(p)
         }
-        Some(_) => return None,
-    };
-    let tail = match tail.find('#') {
-        Some(i) => &tail[..i],
-        None => tail,
-    };
-    let (path, query) = match tail.find('?') {
-        Some(i) => (&tail[..i], Some(&tail[i + 1..])),
-        None => (tail, None),
-    };
-    if !path.bytes().all(fast_ok) || path.bytes().any(|c| c == b'?') {
+        i += 1;
+    }
+    let host_end = host_end.unwrap_or(i);
+    if host_end == host_start || last_label_first.is_ascii_digit() || last_label_first == 0 {
         return None;
     }
-    if let Some(q) = query {
-        // `'` is in the WHATWG special-query percent-encode set.
-        if !q.bytes().all(|c| fast_ok(c) && c != b'\'') {
+    let host = &input[host_start..host_end];
+    let mut port: Option<&str> = None;
+    if host_end < i {
+        // After `:`: digits up to the path.
+        let ps = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i < b.len() && !matches!(b[i], b'/' | b'?' | b'#') {
             return None;
         }
+        let p = &input[ps..i];
+        if p.is_empty() || p.len() > 5 || p.starts_with('0') {
+            return None;
+        }
+        let v: u32 = p.parse().ok()?;
+        if v > 65535 {
+            return None;
+        }
+        if v != if https { 443 } else { 80 } {
+            port = Some(p);
+        }
     }
-    // Dot segments (also spelled `%2e`) are the parser's business.
-    if path.split('/').any(|seg| seg == "." || seg == "..")
-        || path.contains("%2e")
-        || path.contains("%2E")
-    {
+    // Path, one pass: allowed bytes only, no dot segment, note escapes.
+    let path_start = i;
+    let mut seg_start = i;
+    let mut escapes = false;
+    while i < b.len() && b[i] != b'?' && b[i] != b'#' {
+        let c = b[i];
+        if !FAST_OK[c as usize] {
+            return None;
+        }
+        if c == b'%' {
+            escapes = true;
+            if i + 2 < b.len() && b[i + 1] == b'2' && (b[i + 2] | 0x20) == b'e' {
+                return None;
+            }
+        }
+        if c == b'/' {
+            let seg = &b[seg_start..i];
+            if seg == b"." || seg == b".." {
+                return None;
+            }
+            seg_start = i + 1;
+        }
+        i += 1;
+    }
+    let last = &b[seg_start.max(path_start)..i];
+    if i > path_start && (last == b"." || last == b"..") {
         return None;
     }
-    // An escape the parser would not copy through unchanged (`%` not followed by two hex digits
-    // is kept by both, so only well-formed escapes matter and they are normalized below).
-    let mut out = String::with_capacity(input.len() + 1);
+    let path = &input[path_start..i];
+    // Query, one pass: allowed bytes, note escapes, empty pairs and whether names are sorted.
+    let mut query: Option<(&str, bool)> = None;
+    if i < b.len() && b[i] == b'?' {
+        i += 1;
+        let qs = i;
+        let mut clean = true;
+        let mut sorted = true;
+        let mut prev_name: &[u8] = b"";
+        let mut pair_start = i;
+        let mut name_end: Option<usize> = None;
+        let mut first = true;
+        loop {
+            let end = i >= b.len() || b[i] == b'#' || b[i] == b'&';
+            if end {
+                if i == pair_start {
+                    clean = false; // empty pair
+                } else {
+                    let name = &b[pair_start..name_end.unwrap_or(i)];
+                    if !first && name < prev_name {
+                        sorted = false;
+                    }
+                    prev_name = name;
+                    first = false;
+                }
+                if i >= b.len() || b[i] == b'#' {
+                    break;
+                }
+                pair_start = i + 1;
+                name_end = None;
+            } else {
+                let c = b[i];
+                if !fast_ok(c) || c == b'\'' {
+                    return None;
+                }
+                if c == b'%' {
+                    clean = false;
+                } else if c == b'=' && name_end.is_none() {
+                    name_end = Some(i);
+                }
+            }
+            i += 1;
+        }
+        query = Some((&input[qs..i], clean && (sorted || opts.keep_query_order)));
+    }
     out.push_str(if https { "https://" } else { "http://" });
-    for c in host.bytes() {
-        out.push(c.to_ascii_lowercase() as char);
+    if upper {
+        out.extend(host.bytes().map(|c| c.to_ascii_lowercase() as char));
+    } else {
+        out.push_str(host);
     }
     if let Some(p) = port {
         out.push(':');
@@ -200,17 +287,25 @@ pub fn fast_base(input: &str, opts: &BaseOptions) -> Option<String> {
     }
     if path.is_empty() {
         out.push('/');
+    } else if escapes {
+        push_escapes(out, path);
     } else {
-        out.push_str(&normalize_escapes(path));
+        out.push_str(path);
     }
-    if let Some(q) = query {
-        let q = normalize_query(q, opts.keep_query_order);
-        if !q.is_empty() {
+    if let Some((q, clean)) = query {
+        if clean && !q.is_empty() {
             out.push('?');
-            out.push_str(&q);
+            out.push_str(q);
+        } else {
+            let mark = out.len();
+            out.push('?');
+            push_query(out, q, opts.keep_query_order);
+            if out.len() == mark + 1 {
+                out.truncate(mark);
+            }
         }
     }
-    Some(out)
+    Some(())
 }
 
 /// Normalize a raw query string: normalized escapes, empty pairs removed, sorted by name.
@@ -246,11 +341,18 @@ fn hex_val(b: u8) -> Option<u8> {
 
 /// Decode escapes of unreserved characters and upper-case the hex digits of the others.
 pub(crate) fn normalize_escapes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_escapes(&mut out, s);
+    out
+}
+
+/// [`normalize_escapes`] appending to `out`.
+fn push_escapes(out: &mut String, s: &str) {
     if !s.contains('%') {
-        return s.to_string();
+        out.push_str(s);
+        return;
     }
     let b = s.as_bytes();
-    let mut out = String::with_capacity(s.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
@@ -272,7 +374,43 @@ pub(crate) fn normalize_escapes(s: &str) -> String {
         out.push(ch);
         i += ch.len_utf8();
     }
-    out
+}
+
+/// Append a normalized query (without `?`) to `out`; no allocation for up to 32 parameters
+/// without escapes.
+fn push_query(out: &mut String, q: &str, keep_order: bool) {
+    const MAX: usize = 32;
+    if q.contains('%') {
+        out.push_str(&normalize_query(q, keep_order));
+        return;
+    }
+    let mut arr: [&str; MAX] = [""; MAX];
+    let mut n = 0;
+    for p in q.split('&').filter(|p| !p.is_empty()) {
+        if n == MAX {
+            out.push_str(&normalize_query(q, keep_order));
+            return;
+        }
+        arr[n] = p;
+        n += 1;
+    }
+    let pairs = &mut arr[..n];
+    if !keep_order {
+        // Stable insertion sort by name: parameter lists are short and usually sorted already.
+        for i in 1..pairs.len() {
+            let mut j = i;
+            while j > 0 && param_name(pairs[j - 1]) > param_name(pairs[j]) {
+                pairs.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+    for (i, p) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(p);
+    }
 }
 
 #[cfg(test)]

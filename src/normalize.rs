@@ -18,6 +18,32 @@ use crate::base::{base_normalize, BaseError, BaseOptions};
 use crate::rules::{CapType, Piece, Rule, SegOut, ValOut, ValPat};
 use crate::tokenize::split_url;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// FNV-1a for the short host and segment keys of the rule index (SipHash costs more than the
+/// lookup saves on this path; the keys come from the rule file, not from an attacker).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf29ce484222325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// Most rule applications per URL.
 pub const MAX_ROUNDS: usize = 8;
@@ -26,8 +52,44 @@ pub const MAX_ROUNDS: usize = 8;
 #[derive(Debug, Clone)]
 pub struct Normalizer {
     rules: Vec<Rule>,
-    by_host: HashMap<String, Vec<usize>>,
+    by_host: FnvMap<String, HostRules>,
     base: Option<BaseOptions>,
+}
+
+/// The rules of one host: those whose first path segment is a literal, by that literal, and the
+/// others. Both lists are in rule order.
+#[derive(Debug, Clone, Default)]
+struct HostRules {
+    by_first: FnvMap<String, Vec<usize>>,
+    any: Vec<usize>,
+}
+
+/// The literal first path segment of a rule's pattern, if it has one.
+fn first_literal(r: &Rule) -> Option<&str> {
+    match r.source.path.as_ref()?.first()?.as_slice() {
+        [Piece::Lit(l)] => Some(l),
+        [] => Some(""),
+        _ => None,
+    }
+}
+
+/// The first path segment of a URL path (`""` for `/` or no path).
+fn first_segment(path: &str) -> &str {
+    path.get(1..).unwrap_or("").split('/').next().unwrap_or("")
+}
+
+/// Outcome of [`Normalizer::normalize_line_into`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStatus {
+    /// A URL; its canonical form is in the buffer.
+    Url {
+        /// Whether the canonical bytes differ from the input line.
+        changed: bool,
+        /// The last rule that changed it.
+        rule: Option<usize>,
+    },
+    /// Not a usable URL; pass the line through.
+    Bad(BadLine),
 }
 
 /// The result of normalizing one URL.
@@ -50,9 +112,13 @@ impl Normalizer {
     /// assert_eq!(n.normalize("HTTP://WWW.H.ORG/other?b=1&a=2").unwrap().url, "http://h.org/other?a=2&b=1");
     /// ```
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
-        let mut by_host: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_host: FnvMap<String, HostRules> = FnvMap::default();
         for (i, r) in rules.iter().enumerate() {
-            by_host.entry(r.source.host.clone()).or_default().push(i);
+            let h = by_host.entry(r.source.host.clone()).or_default();
+            match first_literal(r) {
+                Some(l) => h.by_first.entry(l.to_string()).or_default().push(i),
+                None => h.any.push(i),
+            }
         }
         Normalizer {
             rules,
@@ -76,25 +142,69 @@ impl Normalizer {
     }
 
     /// Apply the rules only (the input is taken as already base-normalized).
-    pub fn apply_rules(&self, mut url: String) -> Normalized {
-        let mut last = None;
-        for _ in 0..MAX_ROUNDS {
-            match self.apply_once(&url) {
-                Some((i, out)) if out != url => {
-                    url = out;
-                    last = Some(i);
+    pub fn apply_rules(&self, url: String) -> Normalized {
+        self.rewrite(&url).unwrap_or(Normalized { url, rule: None })
+    }
+
+    /// The rules' fixed point for `url`, or `None` when no rule changes it (no allocation then).
+    fn rewrite(&self, url: &str) -> Option<Normalized> {
+        let (first, mut cur) = self.apply_once(url)?;
+        let mut last = first;
+        for _ in 1..MAX_ROUNDS {
+            match self.apply_once(&cur) {
+                Some((i, out)) => {
+                    cur = out;
+                    last = i;
                 }
-                _ => break,
+                None => break,
             }
         }
-        Normalized { url, rule: last }
+        Some(Normalized {
+            url: cur,
+            rule: Some(last),
+        })
+    }
+
+    /// Indices of the rules that may match `url`, in rule order.
+    ///
+    /// # Complexity
+    /// One hash lookup for the host and one for the first path segment, then a merge of two
+    /// short sorted lists: independent of the total number of rules.
+    fn candidates<'a>(&'a self, url: &str) -> impl Iterator<Item = usize> + 'a {
+        let found = split_url(url).and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
+        let (a, b): (&[usize], &[usize]) = match found {
+            Some((path, h)) => (
+                h.by_first
+                    .get(first_segment(path))
+                    .map_or(&[], |v| v.as_slice()),
+                h.any.as_slice(),
+            ),
+            None => (&[], &[]),
+        };
+        let (mut i, mut j) = (0, 0);
+        std::iter::from_fn(move || {
+            let next = match (a.get(i), b.get(j)) {
+                (Some(&x), Some(&y)) if x < y => {
+                    i += 1;
+                    x
+                }
+                (_, Some(&y)) => {
+                    j += 1;
+                    y
+                }
+                (Some(&x), None) => {
+                    i += 1;
+                    x
+                }
+                (None, None) => return None,
+            };
+            Some(next)
+        })
     }
 
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
-        let host = split_url(url)?.host;
-        let cands = self.by_host.get(host)?;
-        cands.iter().find_map(|&i| {
+        self.candidates(url).find_map(|i| {
             apply_rule(&self.rules[i], url)
                 .filter(|o| o != url)
                 .map(|o| (i, o))
@@ -103,16 +213,63 @@ impl Normalizer {
 
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
-        let Some(p) = split_url(url) else {
-            return vec![];
-        };
-        let Some(cands) = self.by_host.get(p.host) else {
-            return vec![];
-        };
-        cands
-            .iter()
-            .filter_map(|&i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
+        self.candidates(url)
+            .filter_map(|i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
             .collect()
+    }
+
+    /// Normalize one input line into `buf` without allocating on the common path (a plain
+    /// `http(s)` URL on a host without rules).
+    ///
+    /// ```
+    /// use dedust::normalize::LineStatus;
+    /// let n = dedust::Normalizer::new(vec![], Some(Default::default()));
+    /// let mut buf = String::new();
+    /// let st = n.normalize_line_into(b"http://A.org/?b=1&a=2", &mut buf);
+    /// assert_eq!(st, LineStatus::Url { changed: true, rule: None });
+    /// assert_eq!(buf, "http://a.org/?a=2&b=1");
+    /// ```
+    pub fn normalize_line_into(&self, line: &[u8], buf: &mut String) -> LineStatus {
+        if line.len() > MAX_LINE {
+            return LineStatus::Bad(BadLine::TooLong);
+        }
+        let Ok(s) = std::str::from_utf8(line) else {
+            return LineStatus::Bad(BadLine::NotUtf8);
+        };
+        if s.trim().is_empty() {
+            return LineStatus::Bad(BadLine::Empty);
+        }
+        match &self.base {
+            Some(o) => {
+                if !crate::base::fast_base_into(s, o, buf) {
+                    match crate::base::slow_base(s, o) {
+                        Ok(x) => {
+                            buf.clear();
+                            buf.push_str(&x);
+                        }
+                        Err(_) => return LineStatus::Bad(BadLine::NotUrl),
+                    }
+                }
+            }
+            None => {
+                if split_url(s).is_none() {
+                    return LineStatus::Bad(BadLine::NotUrl);
+                }
+                buf.clear();
+                buf.push_str(s);
+            }
+        }
+        let mut rule = None;
+        if !self.by_host.is_empty() {
+            if let Some(n) = self.rewrite(buf) {
+                rule = n.rule;
+                *buf = n.url;
+            }
+        }
+        LineStatus::Url {
+            changed: buf.as_bytes() != line,
+            rule,
+        }
     }
 }
 
@@ -164,26 +321,10 @@ impl Normalizer {
     /// assert_eq!(n.normalize_line(b"  "), LineResult::Bad(BadLine::Empty));
     /// ```
     pub fn normalize_line(&self, line: &[u8]) -> LineResult {
-        if line.len() > MAX_LINE {
-            return LineResult::Bad(BadLine::TooLong);
-        }
-        let Ok(s) = std::str::from_utf8(line) else {
-            return LineResult::Bad(BadLine::NotUtf8);
-        };
-        if s.trim().is_empty() {
-            return LineResult::Bad(BadLine::Empty);
-        }
-        match &self.base {
-            Some(_) => match self.normalize(s) {
-                Ok(n) => LineResult::Url(n),
-                Err(_) => LineResult::Bad(BadLine::NotUrl),
-            },
-            None => {
-                if split_url(s).is_none() {
-                    return LineResult::Bad(BadLine::NotUrl);
-                }
-                LineResult::Url(self.apply_rules(s.to_string()))
-            }
+        let mut buf = String::new();
+        match self.normalize_line_into(line, &mut buf) {
+            LineStatus::Url { rule, .. } => LineResult::Url(Normalized { url: buf, rule }),
+            LineStatus::Bad(b) => LineResult::Bad(b),
         }
     }
 }
@@ -227,7 +368,8 @@ fn match_val(v: &ValPat, value: Option<&str>) -> bool {
     }
 }
 
-/// Apply one rule to a base-normalized URL; `None` when it does not match.
+/// Apply one rule to a base-normalized URL; `None` when it does not match (or, for a rule that
+/// only drops optional parameters, when none of them is present: the URL would not change).
 ///
 /// ```
 /// use dedust::{learn_candidates, apply_rule, Cluster, LearnOptions};
@@ -247,6 +389,25 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
     }
     if let Some(sc) = &s.scheme {
         if p.scheme != sc {
+            return None;
+        }
+    }
+    // A rule that only drops optional parameters changes nothing when none of them is there:
+    // say so before splitting anything (the common case for session/tracking rules).
+    let o = &rule.output;
+    let drop_only = s.rest
+        && o.scheme.is_none()
+        && o.host.is_none()
+        && o.path.is_none()
+        && o.query.as_ref().is_some_and(|q| {
+            q.len() == s.required.len() && q.iter().all(|(_, v)| *v == ValOut::Copy)
+        });
+    if drop_only {
+        let q = p.query.unwrap_or("");
+        let present = q
+            .split('&')
+            .any(|kv| s.optional.iter().any(|n| crate::base::param_name(kv) == n));
+        if !present {
             return None;
         }
     }
@@ -306,7 +467,6 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
         rest.push(raw_param(p.query.unwrap_or(""), i));
     }
     // Build the output.
-    let o = &rule.output;
     let mut out = String::with_capacity(url.len());
     out.push_str(o.scheme.as_deref().unwrap_or(p.scheme));
     out.push_str("://");

@@ -1,15 +1,20 @@
-//! `dedust normalize`: one output line per input line, in input order, processed in parallel
-//! chunks. Bad lines are passed through unchanged, counted, and reported with `--stats`.
+//! `dedust normalize`: one output line per input line, in input order.
+//!
+//! The input is read in blocks of whole lines; each block is cut into one piece per thread, the
+//! pieces are normalized in parallel (rayon) into their own output buffers, and the buffers are
+//! written in order. No allocation per line on the common path. Bad lines are passed through
+//! unchanged, counted and reported.
 
 use crate::cli::NormalizeArgs;
 use anyhow::Context;
-use dedust::normalize::{BadLine, LineResult};
+use dedust::normalize::{BadLine, LineStatus};
 use dedust::Normalizer;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 
-const CHUNK: usize = 1 << 15;
+/// Bytes read per block.
+const BLOCK: usize = 4 << 20;
 
 #[derive(Default)]
 struct Stats {
@@ -21,129 +26,270 @@ struct Stats {
     dup: usize,
 }
 
+impl Stats {
+    fn add(&mut self, o: Stats) {
+        let base = self.lines;
+        self.lines += o.lines;
+        self.changed += o.changed;
+        for (k, v) in o.bad {
+            *self.bad.entry(k).or_default() += v;
+        }
+        for (l, k) in o.first_bad {
+            if self.first_bad.len() < 5 {
+                self.first_bad.push((base + l, k));
+            }
+        }
+        for (k, v) in o.by_rule {
+            *self.by_rule.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Output of one piece: the bytes, and for `--dedup` each line's (start, end, is_url).
+struct Piece {
+    out: Vec<u8>,
+    lines: Vec<(usize, usize, bool)>,
+    stats: Stats,
+}
+
+fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool) -> Piece {
+    let mut out = Vec::with_capacity(data.len() + data.len() / 8);
+    let mut lines = Vec::new();
+    let mut st = Stats::default();
+    let mut buf = String::with_capacity(256);
+    let mut rest = data;
+    while !rest.is_empty() {
+        let (mut line, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        if let Some(l) = line.strip_suffix(b"\r") {
+            line = l;
+        }
+        st.lines += 1;
+        let start = out.len();
+        let status = n.normalize_line_into(line, &mut buf);
+        match status {
+            LineStatus::Url { changed, rule } => {
+                st.changed += usize::from(changed);
+                if let Some(i) = rule {
+                    *st.by_rule.entry(i).or_default() += 1;
+                }
+                if tsv {
+                    out.extend_from_slice(line);
+                    out.push(b'\t');
+                    out.extend_from_slice(buf.as_bytes());
+                    out.push(b'\t');
+                    if let Some(i) = rule {
+                        out.extend_from_slice(n.rules()[i].id.as_bytes());
+                    }
+                } else {
+                    out.extend_from_slice(buf.as_bytes());
+                }
+            }
+            LineStatus::Bad(why) => {
+                *st.bad.entry(why).or_default() += 1;
+                if st.first_bad.len() < 5 {
+                    st.first_bad.push((st.lines, why));
+                }
+                out.extend_from_slice(line);
+                if tsv {
+                    out.push(b'\t');
+                    out.extend_from_slice(line);
+                    out.extend_from_slice(b"\t!bad:");
+                    out.extend_from_slice(why.name().as_bytes());
+                }
+            }
+        }
+        if keep_lines {
+            lines.push((start, out.len(), matches!(status, LineStatus::Url { .. })));
+        }
+        out.push(b'\n');
+    }
+    Piece {
+        out,
+        lines,
+        stats: st,
+    }
+}
+
+/// Cut `data` (whole lines) into about `k` pieces at line ends.
+fn cut(data: &[u8], k: usize) -> Vec<&[u8]> {
+    let mut pieces = Vec::with_capacity(k);
+    let mut rest = data;
+    let size = data.len() / k.max(1) + 1;
+    while !rest.is_empty() {
+        if rest.len() <= size {
+            pieces.push(rest);
+            break;
+        }
+        let end = rest[size..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(rest.len(), |i| size + i + 1);
+        let (a, b) = rest.split_at(end);
+        pieces.push(a);
+        rest = b;
+    }
+    pieces
+}
+
+/// Read whole-line blocks of about [`BLOCK`] bytes (a line longer than a block makes a bigger one).
+fn read_blocks(
+    mut r: impl Read,
+    input: &str,
+    tx: std::sync::mpsc::SyncSender<anyhow::Result<Vec<u8>>>,
+) {
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let mut block: Vec<u8> = Vec::with_capacity(BLOCK + carry.len() + 4096);
+        block.append(&mut carry);
+        let want = BLOCK.saturating_sub(block.len()).max(1 << 16) as u64;
+        let k = match (&mut r).take(want).read_to_end(&mut block) {
+            Ok(k) => k,
+            Err(e) => {
+                let _ = tx.send(Err(
+                    anyhow::Error::new(e).context(format!("reading {input}"))
+                ));
+                return;
+            }
+        };
+        let eof = (k as u64) < want;
+        if !eof {
+            // Keep an incomplete last line for the next block.
+            match block.iter().rposition(|b| *b == b'\n') {
+                Some(i) => {
+                    carry.extend_from_slice(&block[i + 1..]);
+                    block.truncate(i + 1);
+                }
+                None => {
+                    carry = block;
+                    continue;
+                }
+            }
+        }
+        if !block.is_empty() && tx.send(Ok(block)).is_err() {
+            return;
+        }
+        if eof {
+            return;
+        }
+    }
+}
+
 pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     crate::cli::threads(a.threads);
     let rules = super::load_rules(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);
     let input = a.input.clone().unwrap_or_else(|| "-".into());
-    let mut r = dedust::input::open(&input)?;
-    let out: Box<dyn Write> = match a.output.as_deref() {
+    let r = dedust::input::open(&input)?;
+    let out: Box<dyn Write + Send> = match a.output.as_deref() {
         Some(p) if p != "-" => {
             Box::new(std::fs::File::create(p).with_context(|| format!("creating {p}"))?)
         }
-        _ => Box::new(std::io::stdout().lock()),
+        _ => Box::new(std::io::stdout()),
     };
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     let mut st = Stats::default();
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut lines: Vec<Vec<u8>> = Vec::with_capacity(CHUNK);
-    let mut eof = false;
-    while !eof {
-        lines.clear();
-        while lines.len() < CHUNK {
-            let mut buf = Vec::new();
-            let k = r
-                .read_until(b'\n', &mut buf)
-                .with_context(|| format!("reading {input}"))?;
-            if k == 0 {
-                eof = true;
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let threads = rayon::current_num_threads();
+    // Reading, normalizing and writing overlap: a reader thread, the rayon pool, a writer thread.
+    let (rtx, rrx) = std::sync::mpsc::sync_channel::<anyhow::Result<Vec<u8>>>(2);
+    let (wtx, wrx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let name = input.clone();
+    let reader = std::thread::spawn(move || read_blocks(r, &name, rtx));
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+        for chunk in wrx {
+            out.write_all(&chunk)?;
+        }
+        out.flush()
+    });
+    let mut failure: Option<anyhow::Error> = None;
+    for block in rrx {
+        let block = match block {
+            Ok(b) => b,
+            Err(e) => {
+                failure = Some(e);
                 break;
             }
-            if buf.last() == Some(&b'\n') {
-                buf.pop();
-                if buf.last() == Some(&b'\r') {
-                    buf.pop();
-                }
-            }
-            lines.push(buf);
-        }
-        let results: Vec<LineResult> = lines.par_iter().map(|l| n.normalize_line(l)).collect();
-        for (line, res) in lines.iter().zip(results) {
-            st.lines += 1;
-            match res {
-                LineResult::Url(norm) => {
-                    let changed = norm.url.as_bytes() != line.as_slice();
-                    st.changed += usize::from(changed);
-                    if let Some(i) = norm.rule {
-                        *st.by_rule.entry(i).or_default() += 1;
-                    }
-                    if a.dedup && !seen.insert(norm.url.clone()) {
+        };
+        let pieces = cut(&block, threads * 4);
+        let results: Vec<Piece> = pieces
+            .par_iter()
+            .map(|p| process(&n, p, a.tsv, a.dedup))
+            .collect();
+        for mut p in results {
+            if a.dedup {
+                let mut kept = Vec::with_capacity(p.out.len());
+                for &(s, e, is_url) in &p.lines {
+                    if is_url && !seen.insert(p.out[s..e].to_vec()) {
                         st.dup += 1;
                         continue;
                     }
-                    if a.tsv {
-                        out.write_all(line)?;
-                        out.write_all(b"\t")?;
-                        out.write_all(norm.url.as_bytes())?;
-                        out.write_all(b"\t")?;
-                        if let Some(i) = norm.rule {
-                            out.write_all(n.rules()[i].id.as_bytes())?;
-                        }
-                    } else {
-                        out.write_all(norm.url.as_bytes())?;
-                    }
-                    out.write_all(b"\n")?;
+                    kept.extend_from_slice(&p.out[s..=e]);
                 }
-                LineResult::Bad(why) => {
-                    *st.bad.entry(why).or_default() += 1;
-                    if st.first_bad.len() < 5 {
-                        st.first_bad.push((st.lines, why));
-                    }
-                    out.write_all(line)?;
-                    if a.tsv {
-                        out.write_all(b"\t")?;
-                        out.write_all(line)?;
-                        out.write_all(format!("\t!bad:{}", why.name()).as_bytes())?;
-                    }
-                    out.write_all(b"\n")?;
-                }
+                p.out = kept;
+            }
+            st.add(p.stats);
+            if wtx.send(p.out).is_err() {
+                break;
             }
         }
     }
-    out.flush().context("writing output")?;
+    drop(wtx);
+    let _ = reader.join();
+    let written = writer.join().expect("writer thread");
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    written.context("writing output")?;
+    report(&a, &n, &st);
     let bad: usize = st.bad.values().sum();
-    if a.stats || bad > 0 {
-        let kinds: Vec<String> = st
-            .bad
-            .iter()
-            .map(|(k, v)| format!("{} {v}", k.name()))
-            .collect();
-        let first: Vec<String> = st
-            .first_bad
-            .iter()
-            .map(|(l, k)| format!("line {l}: {}", k.name()))
-            .collect();
-        if a.stats {
-            eprintln!(
-                "normalize: {} lines, {} changed, {} bad{}{}",
-                st.lines,
-                st.changed,
-                bad,
-                if kinds.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", kinds.join(", "))
-                },
-                if a.dedup {
-                    format!(", {} duplicates removed", st.dup)
-                } else {
-                    String::new()
-                }
-            );
-            let mut top: Vec<(&usize, &usize)> = st.by_rule.iter().collect();
-            top.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
-            for (i, k) in top.iter().take(20) {
-                let r = &n.rules()[**i];
-                eprintln!("  {k:>9}  {}  {}", r.id, r.pattern);
+    Ok(if a.strict && bad > 0 { 3 } else { 0 })
+}
+
+fn report(a: &NormalizeArgs, n: &Normalizer, st: &Stats) {
+    let bad: usize = st.bad.values().sum();
+    let kinds: Vec<String> = st
+        .bad
+        .iter()
+        .map(|(k, v)| format!("{} {v}", k.name()))
+        .collect();
+    let first: Vec<String> = st
+        .first_bad
+        .iter()
+        .map(|(l, k)| format!("line {l}: {}", k.name()))
+        .collect();
+    if a.stats {
+        eprintln!(
+            "normalize: {} lines, {} changed, {} bad{}{}",
+            st.lines,
+            st.changed,
+            bad,
+            if kinds.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", kinds.join(", "))
+            },
+            if a.dedup {
+                format!(", {} duplicates removed", st.dup)
+            } else {
+                String::new()
             }
-        }
-        if bad > 0 {
-            eprintln!(
-                "normalize: {bad} bad lines passed through unchanged ({})",
-                first.join("; ")
-            );
+        );
+        let mut top: Vec<(&usize, &usize)> = st.by_rule.iter().collect();
+        top.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        for (i, k) in top.iter().take(20) {
+            let r = &n.rules()[**i];
+            eprintln!("  {k:>9}  {}  {}", r.id, r.pattern);
         }
     }
-    Ok(if a.strict && bad > 0 { 3 } else { 0 })
+    if bad > 0 {
+        eprintln!(
+            "normalize: {bad} bad lines passed through unchanged ({})",
+            first.join("; ")
+        );
+    }
 }
