@@ -177,6 +177,9 @@ pub struct LearnArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Print the time each stage took.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Args, Debug)]

@@ -6,7 +6,9 @@
 //! kept set is then made conflict-free, ordered and idempotent. Progress goes through a callback.
 
 use crate::rulefile::{BaseSettings, RuleFile, ValidationSettings};
-use crate::rules::{learn_candidates, Cluster, LearnOptions, LearnStats, Rule};
+use crate::rules::{
+    candidates_from, learn_candidates, Cluster, LearnOptions, LearnStats, Prepared, Rule,
+};
 use crate::validate::{
     finalize, labeled, rule_stats, select, split_clusters, SplitMode, ValidateOptions,
     ValidateReport,
@@ -37,10 +39,14 @@ pub struct Holdout {
 /// Stages reported to the progress callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
-    /// Aligning clusters (done, total).
+    /// Base-normalizing the input.
+    Prepare,
+    /// Aligning clusters and building candidates (done, total).
     Align,
     /// Validating candidates.
     Validate,
+    /// Resolving conflicts and checking idempotence.
+    Select,
 }
 
 /// Result of a learn run.
@@ -79,10 +85,56 @@ pub fn learn(
         let f = h.fraction.clamp(0.0, 1.0);
         split_clusters(clusters, h.mode, &[1.0 - f, f], h.seed)
     });
-    let train = parts.as_ref().map_or(clusters, |p| p[0].as_slice());
-    let (cands, stats) = learn_candidates(train, &cfg.learn, &|d| progress(Stage::Align, d, total));
+    match parts {
+        Some(p) => {
+            let (cands, stats) =
+                learn_candidates(&p[0], &cfg.learn, &|d| progress(Stage::Align, d, total));
+            let (data, _) = labeled(clusters, &cfg.learn.base);
+            finish(cands, stats, data, Some(&p), cfg, progress)
+        }
+        None => {
+            progress(Stage::Prepare, 0, total);
+            let (prep, stats) = Prepared::new(clusters, &cfg.learn);
+            from_prepared(prep, stats, cfg, progress)
+        }
+    }
+}
+
+/// [`learn`] consuming its input, so raw URLs are freed once normalized (lower peak memory).
+pub fn learn_owned(
+    clusters: Vec<Cluster>,
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> LearnOutput {
+    if cfg.holdout.is_some() && cfg.validate.is_some() {
+        return learn(&clusters, cfg, progress);
+    }
+    progress(Stage::Prepare, 0, clusters.len());
+    let (prep, stats) = Prepared::from_owned(clusters, &cfg.learn);
+    from_prepared(prep, stats, cfg, progress)
+}
+
+fn from_prepared(
+    prep: Prepared,
+    stats: LearnStats,
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> LearnOutput {
+    let total = prep.urls.len();
+    let (cands, stats) = candidates_from(&prep, stats, &|d| progress(Stage::Align, d, total));
+    // The prepared URLs become the validation data: normalized once.
+    finish(cands, stats, prep.into_labeled(), None, cfg, progress)
+}
+
+fn finish(
+    cands: Vec<Rule>,
+    stats: LearnStats,
+    data: Vec<crate::validate::Labeled>,
+    parts: Option<&Vec<Vec<Cluster>>>,
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> LearnOutput {
     let candidates = cands.len();
-    let (data, _) = labeled(clusters, &cfg.learn.base);
     let base = BaseSettings {
         keep_fragment: cfg.learn.base.keep_fragment,
         keep_query_order: cfg.learn.base.keep_query_order,
@@ -90,7 +142,7 @@ pub fn learn(
     match cfg.validate {
         Some(v) => {
             progress(Stage::Validate, 0, candidates);
-            let st = match &parts {
+            let st = match parts {
                 Some(p) => {
                     let (val, _) = labeled(&p[1], &cfg.learn.base);
                     let (tr, _) = labeled(&p[0], &cfg.learn.base);
@@ -110,6 +162,7 @@ pub fn learn(
                     r
                 })
                 .collect();
+            progress(Stage::Select, 0, candidates);
             let (rules, rep) = select(cands, &st, &data, &v);
             LearnOutput {
                 file: RuleFile::new(
@@ -127,6 +180,7 @@ pub fn learn(
             }
         }
         None => {
+            progress(Stage::Select, 0, candidates);
             let (rules, _, _) = finalize(cands, &data);
             LearnOutput {
                 file: RuleFile::new(rules, base, None),

@@ -31,7 +31,7 @@ use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// The type of a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -334,30 +334,28 @@ pub(crate) fn value_like(seg: &str) -> bool {
 
 /// Shape signature of a value-like segment: token kinds with punctuation kept.
 fn shape(seg: &str) -> String {
-    let t = tokenize(&format!("x://h/{seg}"));
-    let mut s = String::new();
-    for tok in &t.0[3..] {
-        match tok.kind {
-            crate::TokenKind::Word => s.push('A'),
-            crate::TokenKind::Number => s.push('9'),
-            _ => s.push_str(&tok.text),
-        }
-    }
+    let mut s = String::with_capacity(seg.len());
+    crate::tokenize::path_tokens(seg, |kind, text| match kind {
+        crate::TokenKind::Word => s.push('A'),
+        crate::TokenKind::Number => s.push('9'),
+        _ => s.push_str(text),
+    });
     s
 }
 
 fn seg_tokens(seg: &str) -> Vec<(crate::TokenKind, String)> {
-    let t = tokenize(&format!("x://h/{seg}"));
-    t.0[3..].iter().map(|t| (t.kind, t.text.clone())).collect()
+    let mut v = Vec::new();
+    crate::tokenize::path_tokens(seg, |kind, text| v.push((kind, text.to_string())));
+    v
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum SegKey {
     Lit(String),
     Shape(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum GroupKey {
     Alias {
         from: (String, String),
@@ -387,6 +385,16 @@ struct Obs {
     from: Units,
     from_url: String,
     to_url: String,
+}
+
+/// A pair as stored while grouping: cluster, member, and whether the key is an alias key (the
+/// member is then described on its own host, otherwise on the canonical one). 12 bytes, so that
+/// millions of pairs fit; [`Obs`] is materialized per group when a rule is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Pair {
+    cluster: u32,
+    member: u32,
+    alias: bool,
 }
 
 /// Pick the canonical member of a cluster (index into `urls`).
@@ -425,8 +433,28 @@ fn site_key(url: &str) -> String {
 /// Pick the canonical member of a cluster (index into `urls`): fewest tokens; then the URL form
 /// found in most clusters of the site (`popularity`), so that every cluster picks the same form;
 /// then the member whose tokens fill the most-shared consensus columns; then `https`; then text.
-fn canonical(urls: &[String], toks: &[Tokens], popularity: &HashMap<String, usize>) -> usize {
-    let c = consensus(&align(toks));
+fn canonical<S: AsRef<str>>(urls: &[S], popularity: &HashMap<String, usize>) -> usize {
+    let pop: Vec<usize> = urls
+        .iter()
+        .map(|u| popularity.get(&url_shape(u.as_ref())).copied().unwrap_or(0))
+        .collect();
+    let ntok: Vec<usize> = urls
+        .iter()
+        .map(|u| crate::tokenize::token_count(u.as_ref()))
+        .collect();
+    let key = |i: usize| (ntok[i], std::cmp::Reverse(pop[i]));
+    let best = (0..urls.len())
+        .map(key)
+        .min()
+        .expect("cluster is not empty");
+    let tied: Vec<usize> = (0..urls.len()).filter(|&i| key(i) == best).collect();
+    if tied.len() == 1 {
+        return tied[0];
+    }
+    // Still tied: align the cluster and prefer the member whose tokens sit in the most-shared
+    // consensus columns. (Most clusters are decided above, so most are never aligned.)
+    let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u.as_ref())).collect();
+    let c = consensus(&align(&toks));
     let occ = c.occupancy();
     let score: Vec<usize> = (0..urls.len())
         .map(|i| {
@@ -438,25 +466,17 @@ fn canonical(urls: &[String], toks: &[Tokens], popularity: &HashMap<String, usiz
                 .sum()
         })
         .collect();
-    let pop: Vec<usize> = urls
-        .iter()
-        .map(|u| popularity.get(&url_shape(u)).copied().unwrap_or(0))
-        .collect();
-    (0..urls.len())
+    tied.into_iter()
         .min_by(|&a, &b| {
-            toks[a]
-                .len()
-                .cmp(&toks[b].len())
-                .then_with(|| pop[b].cmp(&pop[a]))
-                .then_with(|| score[b].cmp(&score[a]))
+            score[b]
+                .cmp(&score[a])
                 .then_with(|| {
-                    urls[b]
-                        .starts_with("https:")
-                        .cmp(&urls[a].starts_with("https:"))
+                    let https = |i: usize| urls[i].as_ref().starts_with("https:");
+                    https(b).cmp(&https(a))
                 })
-                .then_with(|| urls[a].cmp(&urls[b]))
+                .then_with(|| urls[a].as_ref().cmp(urls[b].as_ref()))
         })
-        .expect("cluster is not empty")
+        .expect("tied is not empty")
 }
 
 /// Base-normalize, dedupe and cap one cluster's URLs; returns the sorted distinct URLs.
@@ -474,21 +494,23 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>,
     (set.into_iter().collect(), bad)
 }
 
-fn observations(
-    ci: usize,
+/// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
+/// scheme and host of the members' most common site. `None` for fewer than two URLs.
+fn cluster_target(
     urls: &[String],
+    sample: &[u32],
     popularity: &HashMap<String, usize>,
-    out: &mut Vec<(GroupKey, Obs)>,
-) {
-    let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
-    let c = canonical(urls, &toks, popularity);
-    let Some(mut cu) = Units::parse(&urls[c]) else {
-        return;
-    };
+) -> Option<String> {
+    if sample.len() < 2 {
+        return None;
+    }
+    let members: Vec<&str> = sample.iter().map(|&m| urls[m as usize].as_str()).collect();
+    let c = canonical(&members, popularity);
+    let cu = Units::parse(members[c])?;
     // The target's scheme and host: of the members' sites, the one found in most clusters (then
     // `https`, then the shorter host), so `www.`/mirror/`http` aliases point one way site-wide even
     // where the member with fewest tokens sits on an alias.
-    let best_site = urls
+    let best_site = members
         .iter()
         .filter_map(|u| split_url(u).map(|p| (p.scheme, p.host)))
         .max_by(|a, b| {
@@ -505,29 +527,40 @@ fn observations(
                 .then_with(|| b.1.len().cmp(&a.1.len()))
                 .then_with(|| b.cmp(a))
         });
-    let target_url = match best_site {
+    Some(match best_site {
         Some((sc, h)) if sc != cu.scheme || h != cu.host => {
-            cu.scheme = sc.to_string();
-            cu.host = h.to_string();
-            let p = split_url(&urls[c]).expect("parsed above");
-            let rest = &urls[c][p.scheme.len() + 3 + p.host.len()..];
+            let p = split_url(members[c]).expect("parsed above");
+            let rest = &members[c][p.scheme.len() + 3 + p.host.len()..];
             format!("{sc}://{h}{rest}")
         }
-        _ => urls[c].clone(),
+        _ => members[c].to_string(),
+    })
+}
+
+/// Group keys of every sampled member → target pair of one cluster.
+fn observations(
+    ci: usize,
+    urls: &[String],
+    sample: &[u32],
+    target: &str,
+    out: &mut Vec<(GroupKey, Pair)>,
+) {
+    let Some(cu) = Units::parse(target) else {
+        return;
     };
-    for u in urls.iter() {
-        if *u == target_url {
+    for &m in sample {
+        let u = &urls[m as usize];
+        if *u == target {
             continue;
         }
         let Some(uu) = Units::parse(u) else { continue };
         if uu.port != cu.port {
             continue;
         }
-        let obs = |from: Units| Obs {
-            cluster: ci,
-            from,
-            from_url: u.clone(),
-            to_url: target_url.clone(),
+        let pair = |alias: bool| Pair {
+            cluster: ci as u32,
+            member: m,
+            alias,
         };
         // A scheme/host difference is its own (alias) observation; the rest of the pair is
         // described as if the alias had been applied, so path/query rules are learned once, on
@@ -538,7 +571,7 @@ fn observations(
                     from: (uu.scheme.clone(), uu.host.clone()),
                     to: (cu.scheme.clone(), cu.host.clone()),
                 },
-                obs(uu.clone()),
+                pair(true),
             ));
         }
         let u2 = Units {
@@ -547,9 +580,32 @@ fn observations(
             ..uu
         };
         for key in keys(&u2, &cu) {
-            out.push((key, obs(u2.clone())));
+            out.push((key, pair(false)));
         }
     }
+}
+
+/// Materialize the pairs of one group.
+fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[Option<String>]) -> Vec<Obs> {
+    pairs
+        .iter()
+        .filter_map(|p| {
+            let from_url = &prep.urls[p.cluster as usize][p.member as usize];
+            let to_url = targets[p.cluster as usize].as_ref()?;
+            let mut from = Units::parse(from_url)?;
+            if !p.alias {
+                let t = split_url(to_url)?;
+                from.scheme = t.scheme.to_string();
+                from.host = t.host.to_string();
+            }
+            Some(Obs {
+                cluster: p.cluster as usize,
+                from,
+                from_url: from_url.clone(),
+                to_url: to_url.clone(),
+            })
+        })
+        .collect()
 }
 
 fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
@@ -912,8 +968,88 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
     Some(rule)
 }
 
-/// Per cluster: observations, distinct URLs, rejected URLs, capped.
-type PerCluster = (Vec<(GroupKey, Obs)>, usize, usize, bool);
+/// Base-normalized clusters: per cluster its sorted distinct URLs, the members aligned (all, or an
+/// even sample of [`LearnOptions::max_cluster`]) and its label (a hash of its id).
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    /// Sorted distinct base-normalized URLs per cluster.
+    pub urls: Vec<Vec<String>>,
+    /// Members (indices into `urls[c]`) that take part in alignment.
+    pub sample: Vec<Vec<u32>>,
+    /// Label per cluster (hash of the id, as in [`crate::validate::labeled`]).
+    pub labels: Vec<usize>,
+}
+
+impl Prepared {
+    /// Base-normalize clusters (in parallel).
+    pub fn new(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
+        let per: Vec<(Vec<String>, usize)> = clusters
+            .par_iter()
+            .map(|c| prepare_cluster(c, opts))
+            .collect();
+        let urls = clusters.iter().map(|c| c.urls.len()).sum();
+        Prepared::assemble(per, clusters.iter().map(|c| c.id.as_str()), urls, opts)
+    }
+
+    /// Like [`Prepared::new`], consuming the clusters so each raw URL is freed as soon as it is
+    /// normalized (peak memory of `learn` on big inputs).
+    pub fn from_owned(clusters: Vec<Cluster>, opts: &LearnOptions) -> (Prepared, LearnStats) {
+        let urls = clusters.iter().map(|c| c.urls.len()).sum();
+        let ids: Vec<String> = clusters.iter().map(|c| c.id.clone()).collect();
+        let per: Vec<(Vec<String>, usize)> = clusters
+            .into_par_iter()
+            .map(|c| {
+                let r = prepare_cluster(&c, opts);
+                drop(c);
+                r
+            })
+            .collect();
+        Prepared::assemble(per, ids.iter().map(String::as_str), urls, opts)
+    }
+
+    fn assemble<'a>(
+        per: Vec<(Vec<String>, usize)>,
+        ids: impl Iterator<Item = &'a str>,
+        urls: usize,
+        opts: &LearnOptions,
+    ) -> (Prepared, LearnStats) {
+        let mut prep = Prepared::default();
+        let mut stats = LearnStats {
+            clusters: per.len(),
+            urls,
+            ..Default::default()
+        };
+        for ((urls, bad), id) in per.into_iter().zip(ids) {
+            stats.bad_urls += bad;
+            stats.multi += usize::from(urls.len() >= 2);
+            let n = urls.len();
+            let sample: Vec<u32> = if n > opts.max_cluster {
+                stats.capped += 1;
+                (0..opts.max_cluster)
+                    .map(|i| (i * n / opts.max_cluster) as u32)
+                    .collect()
+            } else {
+                (0..n as u32).collect()
+            };
+            prep.urls.push(urls);
+            prep.sample.push(sample);
+            prep.labels.push(crate::render::fnv(id) as usize);
+        }
+        (prep, stats)
+    }
+
+    /// The labelled URLs, moved out (for validation).
+    pub fn into_labeled(self) -> Vec<crate::validate::Labeled> {
+        let mut out = Vec::with_capacity(self.urls.iter().map(Vec::len).sum());
+        for (urls, label) in self.urls.into_iter().zip(self.labels) {
+            out.extend(urls.into_iter().map(|url| crate::validate::Labeled {
+                url,
+                cluster: label,
+            }));
+        }
+        out
+    }
+}
 
 /// Learn candidate rules from clusters (no validation).
 ///
@@ -934,29 +1070,35 @@ pub fn learn_candidates(
     opts: &LearnOptions,
     progress: &(dyn Fn(usize) + Sync),
 ) -> (Vec<Rule>, LearnStats) {
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    // Pass 1: base-normalize every cluster and count how many clusters hold each URL form.
-    let prepared: Vec<(Vec<String>, usize, usize, bool)> = clusters
-        .par_iter()
-        .map(|c| {
-            let (mut urls, bad) = prepare_cluster(c, opts);
-            let n = urls.len();
-            let capped = urls.len() > opts.max_cluster;
-            if capped {
-                sample(&mut urls, opts.max_cluster);
-            }
-            (urls, n, bad, capped)
-        })
-        .collect();
-    let popularity: HashMap<String, usize> = prepared
-        .par_iter()
-        .fold(HashMap::new, |mut m: HashMap<String, usize>, (urls, ..)| {
-            let shapes: BTreeSet<String> = urls
-                .iter()
-                .flat_map(|u| [url_shape(u), site_key(u)])
-                .collect();
-            for sh in shapes {
-                *m.entry(sh).or_default() += 1;
+    let (prep, stats) = Prepared::new(clusters, opts);
+    let (rules, stats) = candidates_from(&prep, stats, progress);
+    (rules, stats)
+}
+
+/// Learn candidate rules from prepared clusters.
+///
+/// # Complexity
+/// Alignment dominates: `O(Σ_c n_c · (|V_c| + |E_c|) · L)` over clusters `c` (near-linear in URLs for
+/// real clusters; big clusters are sampled). Pairs are stored in 12 bytes each while grouping.
+pub fn candidates_from(
+    prep: &Prepared,
+    mut stats: LearnStats,
+    progress: &(dyn Fn(usize) + Sync),
+) -> (Vec<Rule>, LearnStats) {
+    let total = prep.urls.len();
+    // How many clusters hold each URL form and each site.
+    let popularity: HashMap<String, usize> = (0..total)
+        .into_par_iter()
+        .fold(HashMap::new, |mut m: HashMap<String, usize>, c| {
+            if prep.urls[c].len() >= 2 {
+                let shapes: BTreeSet<String> = prep.sample[c]
+                    .iter()
+                    .map(|&i| &prep.urls[c][i as usize])
+                    .flat_map(|u| [url_shape(u), site_key(u)])
+                    .collect();
+                for sh in shapes {
+                    *m.entry(sh).or_default() += 1;
+                }
             }
             m
         })
@@ -966,56 +1108,62 @@ pub fn learn_candidates(
             }
             a
         });
-    // Pass 2: align, pick canonicals, describe pairs.
-    let per: Vec<PerCluster> = prepared
+    // Align each cluster and pick its canonical target.
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let targets: Vec<Option<String>> = (0..total)
         .into_par_iter()
-        .enumerate()
-        .map(|(ci, (urls, n, bad, capped))| {
-            let mut out = Vec::new();
-            if urls.len() >= 2 {
-                observations(ci, &urls, &popularity, &mut out);
-            }
+        .map(|c| {
+            let t = cluster_target(&prep.urls[c], &prep.sample[c], &popularity);
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if d.is_multiple_of(256) {
+            if d.is_multiple_of(1024) {
                 progress(d);
             }
-            (out, n, bad, capped)
+            t
         })
         .collect();
-    progress(clusters.len());
-    let mut stats = LearnStats {
-        clusters: clusters.len(),
-        urls: clusters.iter().map(|c| c.urls.len()).sum(),
-        ..Default::default()
-    };
-    let mut groups: BTreeMap<GroupKey, Vec<Obs>> = BTreeMap::new();
-    for (obs, n, bad, capped) in per {
-        stats.bad_urls += bad;
-        stats.multi += usize::from(n >= 2);
-        stats.capped += usize::from(capped);
-        for (k, o) in obs {
-            if matches!(k, GroupKey::Template { .. }) {
-                stats.pairs += 1;
-            }
-            groups.entry(k).or_default().push(o);
-        }
-    }
-    let groups: Vec<(GroupKey, Vec<Obs>)> = groups.into_iter().collect();
+    progress(total);
+    // Group the pairs by key, folding per thread so keys are not held once per pair.
+    type Groups = HashMap<GroupKey, Vec<Pair>>;
+    let (groups, pairs): (Groups, usize) = (0..total)
+        .into_par_iter()
+        .fold(
+            || (Groups::new(), 0usize, Vec::new()),
+            |(mut m, mut n, mut buf), c| {
+                if let Some(t) = &targets[c] {
+                    buf.clear();
+                    observations(c, &prep.urls[c], &prep.sample[c], t, &mut buf);
+                    for (k, p) in buf.drain(..) {
+                        n += usize::from(matches!(k, GroupKey::Template { .. }));
+                        m.entry(k).or_default().push(p);
+                    }
+                }
+                (m, n, buf)
+            },
+        )
+        .map(|(m, n, _)| (m, n))
+        .reduce(
+            || (Groups::new(), 0),
+            |(mut a, na), (b, nb)| {
+                for (k, mut v) in b {
+                    a.entry(k).or_default().append(&mut v);
+                }
+                (a, na + nb)
+            },
+        );
+    stats.pairs = pairs;
+    let mut groups: Vec<(GroupKey, Vec<Pair>)> = groups.into_iter().collect();
+    groups.par_sort_by(|a, b| a.0.cmp(&b.0));
     let mut rules: Vec<Rule> = groups
-        .par_iter()
-        .filter_map(|(k, o)| build_rule(k, o))
+        .par_iter_mut()
+        .filter_map(|(k, pairs)| {
+            pairs.sort_unstable();
+            build_rule(k, &materialize(pairs, prep, &targets))
+        })
         .collect();
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
     rules.retain(|r| seen.insert((r.source.clone(), r.output.clone())));
     (rules, stats)
-}
-
-/// Keep `k` of the sorted URLs, spread evenly (deterministic).
-fn sample(urls: &mut Vec<String>, k: usize) {
-    let n = urls.len();
-    let picked: Vec<String> = (0..k).map(|i| urls[i * n / k].clone()).collect();
-    *urls = picked;
 }
 
 #[cfg(test)]
@@ -1125,20 +1273,18 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
-        assert_eq!(canonical(&urls, &toks, &HashMap::new()), 1);
+        assert_eq!(canonical(&urls, &HashMap::new()), 1);
         // Same token count: the form most clusters use wins over `https`.
         let urls: Vec<String> = ["https://h/a?t=1", "http://h/a?t=1"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u)).collect();
         let pop: HashMap<String, usize> = [
             (url_shape("http://h/a?t=1"), 5),
             (url_shape("https://h/a?t=1"), 2),
         ]
         .into();
-        assert_eq!(canonical(&urls, &toks, &pop), 1);
+        assert_eq!(canonical(&urls, &pop), 1);
     }
 
     #[test]

@@ -228,21 +228,22 @@ fn class(c: char) -> u8 {
     }
 }
 
-/// Split one path into `/`, letter runs, digit runs and single punctuation tokens.
-fn tokenize_path(path: &str, out: &mut Vec<Token>) {
+/// Split one path into `/`, letter runs, digit runs and single punctuation tokens, calling `f`
+/// with each token's kind and text (no allocation).
+///
+/// ```
+/// let mut v = Vec::new();
+/// dedust::tokenize::path_tokens("/t-12.html", |k, s| v.push((k, s.to_string())));
+/// assert_eq!(v.len(), 6);
+/// ```
+pub fn path_tokens(path: &str, mut f: impl FnMut(TokenKind, &str)) {
+    let kind = |c: u8| match c {
+        1 => TokenKind::Number,
+        2 => TokenKind::Word,
+        _ => TokenKind::Punct,
+    };
     let mut start = 0;
     let mut cur: Option<u8> = None;
-    let push = |out: &mut Vec<Token>, s: &str, c: u8| {
-        let kind = match c {
-            1 => TokenKind::Number,
-            2 => TokenKind::Word,
-            _ => TokenKind::Punct,
-        };
-        out.push(Token {
-            kind,
-            text: s.to_string(),
-        });
-    };
     let bytes = path.as_bytes();
     let mut skip_to = 0usize;
     for (i, ch) in path.char_indices() {
@@ -259,12 +260,9 @@ fn tokenize_path(path: &str, out: &mut Vec<Token>) {
         }
         if ch == '/' {
             if let Some(c) = cur.take() {
-                push(out, &path[start..i], c);
+                f(kind(c), &path[start..i]);
             }
-            out.push(Token {
-                kind: TokenKind::Slash,
-                text: "/".into(),
-            });
+            f(TokenKind::Slash, "/");
             start = i + 1;
             continue;
         }
@@ -272,7 +270,7 @@ fn tokenize_path(path: &str, out: &mut Vec<Token>) {
         match cur {
             Some(prev) if prev == c && c != 0 => {}
             Some(prev) => {
-                push(out, &path[start..i], prev);
+                f(kind(prev), &path[start..i]);
                 start = i;
                 cur = Some(c);
             }
@@ -283,8 +281,43 @@ fn tokenize_path(path: &str, out: &mut Vec<Token>) {
         }
     }
     if let Some(c) = cur {
-        push(out, &path[start..], c);
+        f(kind(c), &path[start..]);
     }
+}
+
+fn tokenize_path(path: &str, out: &mut Vec<Token>) {
+    path_tokens(path, |kind, text| {
+        out.push(Token {
+            kind,
+            text: text.to_string(),
+        })
+    });
+}
+
+/// `tokenize(url).len()` without building the tokens.
+///
+/// ```
+/// let u = "https://a.b.org:81/t-12.html?x=1&y#f";
+/// assert_eq!(dedust::tokenize::token_count(u), dedust::tokenize(u).len());
+/// ```
+pub fn token_count(url: &str) -> usize {
+    let Some(p) = split_url(url) else { return 1 };
+    let mut n = 1 + p.host.split('.').count();
+    if !p.userinfo.is_empty() || url[p.scheme.len() + 3..].starts_with('@') {
+        n += 1;
+    }
+    if !p.port.is_empty() || has_empty_port(url, &p) {
+        n += 1;
+    }
+    path_tokens(p.path, |_, _| n += 1);
+    if let Some(q) = p.query {
+        n += if q.is_empty() {
+            1
+        } else {
+            q.split('&').count()
+        };
+    }
+    n + usize::from(p.fragment.is_some())
 }
 
 /// Tokenize a URL.

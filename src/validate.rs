@@ -96,18 +96,18 @@ pub struct ValidateReport {
 }
 
 /// Data URLs by host and by (host, first path segment), so a rule only visits URLs it can match.
-struct UrlIndex {
-    by_host: HashMap<String, Vec<usize>>,
-    by_seg: HashMap<(String, String), Vec<usize>>,
+/// URL indices of one host: all of them, and by first path segment.
+type HostUrls<'a> = (Vec<u32>, HashMap<&'a str, Vec<u32>>);
+
+struct UrlIndex<'a> {
+    by_host: HashMap<&'a str, HostUrls<'a>>,
 }
 
-impl UrlIndex {
-    fn new(urls: &[&Labeled]) -> UrlIndex {
-        let mut by_host: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_seg: HashMap<(String, String), Vec<usize>> = HashMap::new();
+impl<'a> UrlIndex<'a> {
+    fn new(urls: &[&'a Labeled]) -> UrlIndex<'a> {
+        let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
         for (i, l) in urls.iter().enumerate() {
             if let Some(p) = split_url(&l.url) {
-                by_host.entry(p.host.to_string()).or_default().push(i);
                 let first = p
                     .path
                     .get(1..)
@@ -115,17 +115,19 @@ impl UrlIndex {
                     .split('/')
                     .next()
                     .unwrap_or("");
-                by_seg
-                    .entry((p.host.to_string(), first.to_string()))
-                    .or_default()
-                    .push(i);
+                let h = by_host.entry(p.host).or_default();
+                h.0.push(i as u32);
+                h.1.entry(first).or_default().push(i as u32);
             }
         }
-        UrlIndex { by_host, by_seg }
+        UrlIndex { by_host }
     }
 
     /// Indices of the URLs `r` may match.
-    fn candidates(&self, r: &Rule) -> &[usize] {
+    fn candidates(&self, r: &Rule) -> &[u32] {
+        let Some((all, by_first)) = self.by_host.get(r.source.host.as_str()) else {
+            return &[];
+        };
         let first_lit = match r.source.path.as_ref().and_then(|p| p.first()) {
             Some(seg) => match seg.as_slice() {
                 [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
@@ -134,11 +136,10 @@ impl UrlIndex {
             },
             None => None,
         };
-        let v = match first_lit {
-            Some(l) => self.by_seg.get(&(r.source.host.clone(), l.to_string())),
-            None => self.by_host.get(&r.source.host),
-        };
-        v.map_or(&[], |v| v.as_slice())
+        match first_lit {
+            Some(l) => by_first.get(l).map_or(&[], |v| v.as_slice()),
+            None => all,
+        }
     }
 }
 
@@ -165,33 +166,48 @@ pub fn rule_stats(
     let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
     let nv = validation.len();
     let index = UrlIndex::new(&all);
-    let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
+    // URL → its indices, as a head map plus a `next` chain (a URL may sit in several clusters).
+    let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
+    let mut next: Vec<u32> = vec![u32::MAX; all.len()];
     for (i, l) in all.iter().enumerate() {
-        exact.entry(l.url.as_str()).or_default().push(i);
+        if let Some(prev) = head.insert(l.url.as_str(), i as u32) {
+            next[i] = prev;
+        }
     }
+    let (head, next) = (&head, &next);
+    let exact = move |u: &str| {
+        let mut cur = head.get(u).copied().unwrap_or(u32::MAX);
+        std::iter::from_fn(move || {
+            (cur != u32::MAX).then(|| {
+                let i = cur;
+                cur = next[i as usize];
+                i
+            })
+        })
+    };
     rules
         .par_iter()
         .map(|r| {
             // URLs the rule changes, and the groups their outputs form.
-            let mut out_of: HashMap<usize, String> = HashMap::new();
-            let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut out_of: HashSet<u32> = HashSet::new();
+            let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
             for &i in index.candidates(r) {
-                if let Some(o) = apply_rule(r, &all[i].url).filter(|o| *o != all[i].url) {
-                    groups.entry(o.clone()).or_default().push(i);
-                    out_of.insert(i, o);
+                let u = &all[i as usize].url;
+                if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
+                    groups.entry(o).or_default().push(i);
+                    out_of.insert(i);
                 }
             }
             let (mut sup, mut fp) = (0, 0);
             for (o, rewritten) in &groups {
                 // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
-                let unchanged = exact
-                    .get(o.as_str())
-                    .into_iter()
-                    .flatten()
-                    .filter(|j| !out_of.contains_key(j));
-                let unchanged: Vec<usize> = unchanged.copied().collect();
-                let bucket: Vec<usize> = rewritten.iter().chain(&unchanged).copied().collect();
-                let mut distinct: Vec<&str> = bucket.iter().map(|&j| all[j].url.as_str()).collect();
+                let unchanged: Vec<u32> =
+                    exact(o.as_str()).filter(|j| !out_of.contains(j)).collect();
+                let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
+                let mut distinct: Vec<&str> = bucket
+                    .iter()
+                    .map(|&j| all[j as usize].url.as_str())
+                    .collect();
                 distinct.sort_unstable();
                 distinct.dedup();
                 if distinct.len() < 2 {
@@ -199,11 +215,11 @@ pub fn rule_stats(
                 }
                 let mut counts: HashMap<usize, usize> = HashMap::new();
                 for &j in &bucket {
-                    *counts.entry(all[j].cluster).or_default() += 1;
+                    *counts.entry(all[j as usize].cluster).or_default() += 1;
                 }
                 // Ties go to the cluster of a URL the rule left alone: a rule has to out-vote
                 // the page that already lives at its target.
-                let anchored = |c: usize| unchanged.iter().any(|&j| all[j].cluster == c);
+                let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
                 let major = counts
                     .iter()
                     .max_by(|a, b| {
@@ -213,9 +229,9 @@ pub fn rule_stats(
                     })
                     .map(|(c, _)| *c)
                     .expect("bucket not empty");
-                for &i in rewritten.iter().filter(|&&i| i < nv) {
+                for &i in rewritten.iter().filter(|&&i| (i as usize) < nv) {
                     sup += 1;
-                    if all[i].cluster != major {
+                    if all[i as usize].cluster != major {
                         fp += 1;
                     }
                 }
@@ -334,33 +350,32 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     });
     let refs: Vec<&Labeled> = data.iter().collect();
     let index = UrlIndex::new(&refs);
-    // For each rule, the outputs it gives on the data URLs of its host.
-    let outputs: Vec<HashMap<usize, String>> = rules
-        .par_iter()
-        .map(|r| {
-            let mut m = HashMap::new();
-            for &i in index.candidates(r) {
-                if let Some(o) = apply_rule(r, &refs[i].url).filter(|o| *o != refs[i].url) {
-                    m.insert(i, o);
-                }
-            }
-            m
-        })
-        .collect();
-    let mut claimed: HashMap<usize, String> = HashMap::new();
+    // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
+    // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL.
+    let mut claimed: HashMap<u32, u64> = HashMap::new();
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
-    for (k, outs) in outputs.iter().enumerate() {
-        let clash = outs
+    for (k, r) in rules.iter().enumerate() {
+        let outs: Vec<(u32, u64)> = index
+            .candidates(r)
+            .par_iter()
+            .filter_map(|&i| {
+                let u = &refs[i as usize].url;
+                apply_rule(r, u)
+                    .filter(|o| o != u)
+                    .map(|o| (i, crate::render::fnv(&o)))
+            })
+            .collect();
+        if outs
             .iter()
-            .any(|(i, o)| claimed.get(i).is_some_and(|c| c != o));
-        if clash {
+            .any(|(i, h)| claimed.get(i).is_some_and(|c| c != h))
+        {
             removed += 1;
             continue;
         }
         keep[k] = true;
-        for (i, o) in outs {
-            claimed.entry(*i).or_insert_with(|| o.clone());
+        for (i, h) in outs {
+            claimed.entry(i).or_insert(h);
         }
     }
     let kept = rules

@@ -10,6 +10,14 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     crate::cli::threads(a.threads);
     let t0 = Instant::now();
     let clusters = super::read_clusters(&a.input, a.format)?;
+    if a.verbose {
+        eprintln!(
+            "learn: read {} clusters in {:.2}s",
+            clusters.len(),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    let stage_clock = std::sync::Mutex::new((None::<Stage>, Instant::now()));
     let cfg = LearnConfig {
         learn: LearnOptions {
             base: a.base.options(),
@@ -29,18 +37,44 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     } else {
         None
     };
-    let out = dedust::learn(&clusters, &cfg, &|stage, done, total| {
+    let name = |s: Stage| match s {
+        Stage::Prepare => "normalizing",
+        Stage::Align => "aligning",
+        Stage::Validate => "validating",
+        Stage::Select => "selecting",
+    };
+    let out = dedust::learn_owned(clusters, &cfg, &|stage, done, total| {
+        if a.verbose {
+            let mut c = stage_clock.lock().expect("stage clock");
+            if c.0 != Some(stage) {
+                if let Some(prev) = c.0 {
+                    eprintln!(
+                        "learn: {} took {:.2}s",
+                        name(prev),
+                        c.1.elapsed().as_secs_f64()
+                    );
+                }
+                *c = (Some(stage), Instant::now());
+            }
+        }
         if let Some(b) = &bar {
-            b.set_message(match stage {
-                Stage::Align => "aligning",
-                Stage::Validate => "validating",
-            });
+            b.set_message(name(stage));
             b.set_length(total as u64);
             b.set_position(done as u64);
         }
     });
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    if a.verbose {
+        let c = stage_clock.lock().expect("stage clock");
+        if let Some(prev) = c.0 {
+            eprintln!(
+                "learn: {} took {:.2}s",
+                name(prev),
+                c.1.elapsed().as_secs_f64()
+            );
+        }
     }
     super::write_out(a.output.as_deref(), &out.file.to_json())?;
     if let Some(p) = &a.explain {
