@@ -146,6 +146,9 @@ pub struct SynthArgs {
     /// Output directory (gets clusters.tsv and truth.json).
     #[arg(short, long)]
     pub output: String,
+    /// Also write DIR/pages.jsonl.gz: an HTML page per URL whose text follows the ground truth.
+    #[arg(long)]
+    pub html: bool,
 }
 
 #[derive(Args, Debug)]

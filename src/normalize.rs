@@ -479,6 +479,10 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
                 match seg {
                     SegOut::Lit(l) => out.push_str(l),
                     SegOut::Copy(j) => out.push_str(segs.get(*j)?),
+                    SegOut::Param(n) => {
+                        let k = s.required.iter().position(|(m, _)| m == n)?;
+                        out.push_str(req_vals[k]?);
+                    }
                 }
             }
         }
@@ -501,6 +505,7 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
                     }
                     ValOut::Bare => q.push(n.clone()),
                     ValOut::Lit(l) => q.push(format!("{n}={l}")),
+                    ValOut::Seg(j) => q.push(format!("{n}={}", segs.get(*j)?)),
                 }
             }
             q.extend(rest.iter().map(|r| r.to_string()));

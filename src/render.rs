@@ -119,6 +119,7 @@ pub fn describe(rule: &mut Rule) {
                 match seg {
                     SegOut::Lit(l) => tgt.push_str(l),
                     SegOut::Copy(j) => tgt.push_str(&format!("{{seg{j}}}")),
+                    SegOut::Param(n) => tgt.push_str(&format!("{{{n}}}")),
                 }
             }
         }
@@ -131,6 +132,7 @@ pub fn describe(rule: &mut Rule) {
                 ValOut::Copy => format!("{n}={{{n}}}"),
                 ValOut::Bare => n.clone(),
                 ValOut::Lit(l) => format!("{n}={l}"),
+                ValOut::Seg(j) => format!("{n}={{seg{j}}}"),
             })
             .collect(),
     };
@@ -293,6 +295,8 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
                         rep.push_str(l)
                     }
                     SegOut::Copy(j) => rep.push_str(&format!("${}", (*seg_groups.get(*j)?)?)),
+                    // Path ↔ query aliases have no single-regex form here.
+                    SegOut::Param(_) => return None,
                 }
             }
         }
@@ -323,6 +327,7 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
                         rep.push('=');
                         rep.push_str(l);
                     }
+                    ValOut::Seg(_) => return None,
                 }
             }
         }

@@ -158,6 +158,8 @@ pub enum SegOut {
     Lit(String),
     /// Copy of source segment number `n`.
     Copy(usize),
+    /// The value of source parameter `name` (query → path alias).
+    Param(String),
 }
 
 /// How a target parameter value is made.
@@ -170,6 +172,8 @@ pub enum ValOut {
     Bare,
     /// `=` and a literal value.
     Lit(String),
+    /// `=` and source path segment number `n` (path → query alias).
+    Seg(usize),
 }
 
 /// The rewriting side of a rule.
@@ -670,6 +674,14 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
                 };
                 match j {
                     Some(j) if value_like(s) => SegOut::Copy(j),
+                    _ if value_like(s) => match u
+                        .params
+                        .iter()
+                        .find(|(_, v)| v.as_deref() == Some(s.as_str()))
+                    {
+                        Some((n, _)) => SegOut::Param(n.clone()),
+                        None => SegOut::Lit(s.clone()),
+                    },
                     _ => SegOut::Lit(s.clone()),
                 }
             })
@@ -678,7 +690,7 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
     };
     let derived_path = path.as_ref().is_none_or(|(_, t)| {
         t.iter()
-            .all(|o| matches!(o, SegOut::Copy(_)) || !matches!(o, SegOut::Lit(s) if value_like(s)))
+            .all(|o| !matches!(o, SegOut::Lit(s) if value_like(s)))
     });
     let query: Option<Vec<(String, ValOut)>> = if same_query {
         None
@@ -687,8 +699,14 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
             c.params
                 .iter()
                 .map(|(n, v)| {
+                    let from_seg = v
+                        .as_deref()
+                        .filter(|val| value_like(val))
+                        .and_then(|val| u.segs.iter().position(|x| x == val));
                     if u.params.contains(&(n.clone(), v.clone())) {
                         (n.clone(), ValOut::Copy)
+                    } else if let Some(j) = from_seg {
+                        (n.clone(), ValOut::Seg(j))
                     } else {
                         (n.clone(), v.clone().map_or(ValOut::Bare, ValOut::Lit))
                     }
@@ -696,14 +714,26 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
                 .collect(),
         )
     };
-    let derived_query = query
-        .as_ref()
-        .is_none_or(|q| q.iter().all(|(_, v)| matches!(v, ValOut::Copy)));
+    let derived_query = query.as_ref().is_none_or(|q| {
+        q.iter()
+            .all(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
+    });
     let literal = !(derived_path && derived_query);
     let mut params: Vec<String> = if literal || query.is_none() {
         u.params.iter().map(|(n, _)| n.clone()).collect()
     } else {
-        kept_names.iter().map(|s| s.to_string()).collect()
+        // Kept parameters, and those whose value moves into the path.
+        let mut v: Vec<String> = kept_names.iter().map(|s| s.to_string()).collect();
+        if let Some((_, tgt)) = &path {
+            for o in tgt {
+                if let SegOut::Param(n) = o {
+                    if !v.contains(n) {
+                        v.push(n.clone());
+                    }
+                }
+            }
+        }
+        v
     };
     params.sort();
     out.push(GroupKey::Template {
@@ -879,13 +909,16 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                         SegKey::Shape(_) => {
                             let vals: Vec<&str> =
                                 obs.iter().map(|o| o.from.segs[i].as_str()).collect();
-                            let copied = tgt.contains(&SegOut::Copy(i));
+                            let copied = tgt.contains(&SegOut::Copy(i))
+                                || query
+                                    .as_ref()
+                                    .is_some_and(|q| q.iter().any(|(_, v)| *v == ValOut::Seg(i)));
                             seg_pieces(&vals, copied)
                         }
                     })
                     .collect::<Vec<_>>()
             });
-            let copied_names: BTreeSet<&str> = query
+            let mut copied_names: BTreeSet<&str> = query
                 .as_ref()
                 .map(|q| {
                     q.iter()
@@ -894,6 +927,13 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                         .collect()
                 })
                 .unwrap_or_default();
+            if let Some((_, tgt)) = path {
+                for o in tgt {
+                    if let SegOut::Param(n) = o {
+                        copied_names.insert(n.as_str());
+                    }
+                }
+            }
             let mut required = Vec::new();
             let mut optional: BTreeSet<String> = BTreeSet::new();
             if query.is_some() {
@@ -1255,6 +1295,23 @@ mod tests {
                 (
                     "https://f.org/t-{int}.html/print{?query}",
                     "https://f.org/{seg0}{?query}",
+                ),
+            ),
+            (
+                // Query → path alias: the parameter value becomes a path segment.
+                vec![
+                    mk(
+                        "a",
+                        &["https://f.org/p/123", "https://f.org/product.php?id=123"],
+                    ),
+                    mk(
+                        "b",
+                        &["https://f.org/p/77", "https://f.org/product.php?id=77"],
+                    ),
+                ],
+                (
+                    "https://f.org/product.php?id={int:id}",
+                    "https://f.org/p/{id}",
                 ),
             ),
         ];

@@ -7,9 +7,12 @@
 //! Each site gets a URL scheme (forum, shop, news, cms, docs) and a random subset of mechanisms:
 //! session ids in the query (`sid`, `PHPSESSID`, `s=<32 hex>`), tracking parameters (`utm_*`,
 //! `gclid`, `fbclid`, `ref`), `www.` and mirror hosts, `http`/`https`, default documents
-//! (`index.html`), trailing slashes, print views, redundant parameters (`mode=`, `highlight=`).
-//! Traps are present on every site: a `page`/`sort` parameter that changes content (separate
-//! clusters), and a login wall where many different URLs return one page.
+//! (`index.html`, `index.php`, `default.aspx`), trailing slashes, print and AMP views, redundant
+//! parameters (`mode=`, `highlight=`), case-insensitive paths, path↔query aliases
+//! (`/s/1042` ≡ `/showthread.php?t=1042`). Traps are present on every site: a `page`/`sort`
+//! parameter that changes content (separate clusters), a login wall where many different URLs
+//! return one page, and a soft 404 where missing pages return one "not found" page.
+//! With `pages`, [`pages_jsonl`] renders an HTML page per URL whose text follows the ground truth.
 
 use std::fmt::Write;
 
@@ -117,6 +120,8 @@ pub fn synth(o: &SynthOptions) -> SynthOutput {
         let has = |m: &str| mechs.contains(&m);
         let scheme = if has("https") { "https" } else { "http" };
         let sess = ["sid", "PHPSESSID", "s"][rng.below(3)];
+        let default_doc = ["index.html", "index.php", "default.aspx"][rng.below(3)];
+        let mirror = format!("{kind}{si}-mirror.example.net");
         for p in 0..o.pages {
             let id = 1000 + p * 7 + rng.below(5);
             let slug = format!(
@@ -173,12 +178,39 @@ pub fn synth(o: &SynthOptions) -> SynthOutput {
                     }
                     "www" => h = format!("www.{host}"),
                     "https" => sc = "http".into(),
-                    "default-doc" if pa.ends_with('/') => pa.push_str("index.html"),
+                    "default-doc" if pa.ends_with('/') => pa.push_str(default_doc),
                     "trailing-slash" if pa.ends_with('/') => {
                         pa.pop();
                     }
                     "trailing-slash" => pa.push('/'),
                     "print" => pr.push("print=1".into()),
+                    // A case-insensitive server: the same path with other letter case.
+                    "case" => {
+                        let seg = pa
+                            .trim_start_matches('/')
+                            .split('/')
+                            .next()
+                            .unwrap_or("")
+                            .to_string();
+                        let mut up = seg.clone();
+                        if let Some(f) = up.get_mut(0..1) {
+                            f.make_ascii_uppercase();
+                        }
+                        pa = pa.replacen(&seg, &up, 1);
+                    }
+                    // Path ↔ query alias: `/t/123` ≡ `/showthread.php?t=123`.
+                    "path-alias" if !pr.is_empty() => {
+                        let id = pr
+                            .iter()
+                            .find_map(|p| p.strip_prefix("t=").or(p.strip_prefix("id=")))
+                            .unwrap_or("0");
+                        pa = format!("/{}/{id}", &kind[..1]);
+                        pr.clear();
+                    }
+                    "path-alias" => pr.push(format!("id={id}")),
+                    "amp" if pa.ends_with('/') => pa.push_str("amp/"),
+                    "amp" => pr.push("amp=1".into()),
+                    "mirror" => h = mirror.clone(),
                     "redundant" => {
                         pr.push(["mode=hybrid", "mode=threaded", "highlight="][rng.below(3)].into())
                     }
@@ -197,6 +229,15 @@ pub fn synth(o: &SynthOptions) -> SynthOutput {
                 rows.push((format!("{cluster}-t"), url(scheme, &host, &path, &params)));
             }
         }
+        // Trap: a soft 404 — missing pages answer with one "not found" page.
+        let missing = format!("s{si}-notfound");
+        for k in 0..(o.pages / 20).max(2) {
+            let w = WORDS[(k * 7 + si) % WORDS.len()];
+            rows.push((
+                missing.clone(),
+                format!("{scheme}://{host}/{w}/missing-{}", 900 + k * 3),
+            ));
+        }
         // Trap: a login wall returns one page for many different URLs of one family.
         let wall = format!("s{si}-login");
         for k in 0..(o.pages / 10).max(2) {
@@ -212,12 +253,39 @@ pub fn synth(o: &SynthOptions) -> SynthOutput {
             traps: vec![
                 if kind == "shop" { "sort" } else { "page" }.into(),
                 "login-wall".into(),
+                "soft-404".into(),
             ],
         });
     }
     // Rows of one cluster are adjacent already; keep generation order (deterministic).
     rows.dedup();
     SynthOutput { rows, sites }
+}
+
+/// One JSON line per URL, `{"url", "cluster", "html"}`: URLs of one cluster get the same page
+/// text (their content), URLs of different clusters different text.
+pub fn pages_jsonl(out: &SynthOutput) -> String {
+    let mut s = String::new();
+    for (c, u) in &out.rows {
+        let mut rng = Rng(crate::render::fnv(c));
+        let title: Vec<&str> = (0..4).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+        let body: Vec<String> = (0..3)
+            .map(|_| {
+                let words: Vec<&str> = (0..24).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+                format!("<p>{}.</p>", words.join(" "))
+            })
+            .collect();
+        let html = format!(
+            "<html><head><title>{}</title></head><body><h1>{}</h1>{}<p>ref {c}</p></body></html>",
+            title.join(" "),
+            title.join(" "),
+            body.join("")
+        );
+        let line = serde_json::json!({ "url": u, "cluster": c, "html": html });
+        s.push_str(&line.to_string());
+        s.push('\n');
+    }
+    s
 }
 
 /// The `clusters.tsv` text of an output (header `cluster<TAB>url`).
@@ -272,6 +340,29 @@ mod tests {
         ] {
             assert!(urls.iter().any(|u| u.contains(needle)), "{needle} missing");
         }
+    }
+
+    #[test]
+    fn page_content_follows_truth() {
+        let out = synth(&SynthOptions {
+            sites: 3,
+            pages: 30,
+            seed: 4,
+        });
+        let text = pages_jsonl(&out);
+        let mut by_cluster: HashMap<String, String> = HashMap::new();
+        let mut bodies: HashMap<String, String> = HashMap::new();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (c, html) = (v["cluster"].as_str().unwrap(), v["html"].as_str().unwrap());
+            if let Some(prev) = by_cluster.insert(c.to_string(), html.to_string()) {
+                assert_eq!(prev, html, "one cluster, one content");
+            }
+            if let Some(other) = bodies.insert(html.to_string(), c.to_string()) {
+                assert_eq!(other, c, "two clusters share a page");
+            }
+        }
+        assert_eq!(text.lines().count(), out.rows.len());
     }
 
     #[test]

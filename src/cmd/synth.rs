@@ -20,6 +20,15 @@ pub fn run(a: SynthArgs) -> anyhow::Result<i32> {
         dir.join("truth.json").to_str(),
         &(serde_json::to_string_pretty(&truth)? + "\n"),
     )?;
+    if a.html {
+        use std::io::Write;
+        let path = dir.join("pages.jsonl.gz");
+        let f = std::fs::File::create(&path)
+            .map_err(|e| anyhow::anyhow!("creating {}: {e}", path.display()))?;
+        let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::default());
+        gz.write_all(dedust::synth::pages_jsonl(&out).as_bytes())?;
+        gz.finish()?;
+    }
     eprintln!(
         "synth: {} sites, {} URLs → {}",
         out.sites.len(),
