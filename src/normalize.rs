@@ -170,8 +170,8 @@ impl Normalizer {
     /// # Complexity
     /// One hash lookup for the host and one for the first path segment, then a merge of two
     /// short sorted lists: independent of the total number of rules.
-    fn candidates<'a>(&'a self, url: &str) -> impl Iterator<Item = usize> + 'a {
-        let found = split_url(url).and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
+    fn candidates<'a>(&'a self, p: Option<crate::tokenize::UrlParts<'_>>) -> impl Iterator<Item = usize> + 'a {
+        let found = p.and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
         let (a, b): (&[usize], &[usize]) = match found {
             Some((path, h)) => (
                 h.by_first
@@ -204,8 +204,9 @@ impl Normalizer {
 
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
-        self.candidates(url).find_map(|i| {
-            apply_rule(&self.rules[i], url)
+        let p = split_url(url)?;
+        self.candidates(Some(p)).find_map(|i| {
+            apply_parts(&self.rules[i], url, &p)
                 .filter(|o| o != url)
                 .map(|o| (i, o))
         })
@@ -213,8 +214,11 @@ impl Normalizer {
 
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
-        self.candidates(url)
-            .filter_map(|i| apply_rule(&self.rules[i], url).map(|o| (i, o)))
+        let Some(p) = split_url(url) else {
+            return Vec::new();
+        };
+        self.candidates(Some(p))
+            .filter_map(|i| apply_parts(&self.rules[i], url, &p).map(|o| (i, o)))
             .collect()
     }
 
@@ -382,7 +386,12 @@ fn match_val(v: &ValPat, value: Option<&str>) -> bool {
 /// assert_eq!(apply_rule(r, "https://f.org/s.php?p=1&t=99"), None);
 /// ```
 pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
-    let p = split_url(url)?;
+    apply_parts(rule, url, &split_url(url)?)
+}
+
+/// [`apply_rule`] on a URL already split (the engine splits once per URL, not once per rule).
+fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Option<String> {
+    let p = *p;
     let s = &rule.source;
     if p.host != s.host || !p.port.is_empty() || !p.userinfo.is_empty() || p.fragment.is_some() {
         return None;

@@ -145,17 +145,23 @@ fn read_blocks(
     loop {
         let mut block: Vec<u8> = Vec::with_capacity(BLOCK + carry.len() + 4096);
         block.append(&mut carry);
-        let want = BLOCK.saturating_sub(block.len()).max(1 << 16) as u64;
-        let k = match (&mut r).take(want).read_to_end(&mut block) {
-            Ok(k) => k,
-            Err(e) => {
-                let _ = tx.send(Err(
-                    anyhow::Error::new(e).context(format!("reading {input}"))
-                ));
-                return;
+        let want = BLOCK.saturating_sub(block.len()).max(1 << 16);
+        let start = block.len();
+        block.resize(start + want, 0);
+        let mut filled = 0;
+        while filled < want {
+            match r.read(&mut block[start + filled..]) {
+                Ok(0) => break,
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Err(anyhow::Error::new(e).context(format!("reading {input}"))));
+                    return;
+                }
             }
-        };
-        let eof = (k as u64) < want;
+        }
+        block.truncate(start + filled);
+        let eof = filled < want;
         if !eof {
             // Keep an incomplete last line for the next block.
             match block.iter().rposition(|b| *b == b'\n') {
