@@ -170,7 +170,10 @@ impl Normalizer {
     /// # Complexity
     /// One hash lookup for the host and one for the first path segment, then a merge of two
     /// short sorted lists: independent of the total number of rules.
-    fn candidates<'a>(&'a self, p: Option<crate::tokenize::UrlParts<'_>>) -> impl Iterator<Item = usize> + 'a {
+    fn candidates<'a>(
+        &'a self,
+        p: Option<crate::tokenize::UrlParts<'_>>,
+    ) -> impl Iterator<Item = usize> + 'a {
         let found = p.and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
         let (a, b): (&[usize], &[usize]) = match found {
             Some((path, h)) => (

@@ -155,7 +155,9 @@ fn read_blocks(
                 Ok(k) => filled += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let _ = tx.send(Err(anyhow::Error::new(e).context(format!("reading {input}"))));
+                    let _ = tx.send(Err(
+                        anyhow::Error::new(e).context(format!("reading {input}"))
+                    ));
                     return;
                 }
             }
