@@ -644,6 +644,15 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
                 context: kept_names.iter().map(|s| s.to_string()).collect(),
                 drop: d.to_string(),
             });
+            // Also without context, so a session or tracking parameter learned on some URL
+            // families is dropped on the others too (validation decides which form survives).
+            if !kept_names.is_empty() {
+                out.push(GroupKey::Drop {
+                    host: u.host.clone(),
+                    context: Vec::new(),
+                    drop: d.to_string(),
+                });
+            }
         }
     }
     if dup_names {

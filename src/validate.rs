@@ -554,6 +554,35 @@ mod tests {
     }
 
     #[test]
+    fn session_drop_generalizes_to_unseen_url_families() {
+        // One cluster per URL family: only the context-free drop rule has support 2.
+        let clusters = vec![
+            mk(
+                "a",
+                &[
+                    "https://f.org/a.php?x=1",
+                    "https://f.org/a.php?s=9f8e7d6c&x=1",
+                ],
+            ),
+            mk(
+                "b",
+                &[
+                    "https://f.org/b.php?y=2",
+                    "https://f.org/b.php?s=0a1b2c3d&y=2",
+                ],
+            ),
+            mk("c", &["https://f.org/c.php?z=3"]),
+        ];
+        let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats(&cands, &data, &[]);
+        let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+        let n = Normalizer::new(kept, None);
+        let out = n.apply_rules("https://f.org/c.php?s=ffee0011&z=3".into());
+        assert_eq!(out.url, "https://f.org/c.php?z=3");
+    }
+
+    #[test]
     fn cross_host_merges_count_as_support() {
         // `www.` alias: the rewritten URL lands on another host's URL; that is a merge.
         let clusters: Vec<Cluster> = (0..3)
