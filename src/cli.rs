@@ -162,8 +162,11 @@ pub struct LearnArgs {
     #[arg(long, default_value = "auto")]
     pub format: dedust::InputFormat,
     /// Skip validation (keep every candidate rule).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "validate_flag")]
     pub no_validate: bool,
+    /// Validate the candidates (the default; accepted for explicitness).
+    #[arg(long = "validate", id = "validate_flag")]
+    pub validate_flag: bool,
     /// Also write every candidate rule with its support and fpr to this file (JSON).
     #[arg(long)]
     pub explain: Option<String>,
