@@ -456,21 +456,31 @@ fn canonical<S: AsRef<str>>(urls: &[S], popularity: &HashMap<String, usize>) -> 
         return tied[0];
     }
     // Still tied: align the cluster and prefer the member whose tokens sit in the most-shared
-    // consensus columns. (Most clusters are decided above, so most are never aligned.)
-    let toks: Vec<Tokens> = urls.iter().map(|u| tokenize(u.as_ref())).collect();
+    // consensus columns. (Most clusters are decided above, so most are never aligned.) At most
+    // `ALIGN_CAP` members are aligned — the tied ones first — so a huge tied cluster (a soft 404
+    // over thousands of paths) stays cheap.
+    const ALIGN_CAP: usize = 64;
+    let mut chosen: Vec<usize> = tied.iter().copied().take(ALIGN_CAP).collect();
+    chosen.extend(
+        (0..urls.len())
+            .filter(|i| !tied.contains(i))
+            .take(ALIGN_CAP.saturating_sub(chosen.len())),
+    );
+    let toks: Vec<Tokens> = chosen.iter().map(|&i| tokenize(urls[i].as_ref())).collect();
     let c = consensus(&align(&toks));
     let occ = c.occupancy();
-    let score: Vec<usize> = (0..urls.len())
-        .map(|i| {
-            c.columns
-                .iter()
-                .zip(&occ)
-                .filter(|(col, _)| col.cells[i].is_some())
-                .map(|(_, o)| *o)
-                .sum()
-        })
-        .collect();
+    let mut score = vec![0usize; urls.len()];
+    for (row, &i) in chosen.iter().enumerate() {
+        score[i] = c
+            .columns
+            .iter()
+            .zip(&occ)
+            .filter(|(col, _)| col.cells[row].is_some())
+            .map(|(_, o)| *o)
+            .sum();
+    }
     tied.into_iter()
+        .take(ALIGN_CAP)
         .min_by(|&a, &b| {
             score[b]
                 .cmp(&score[a])
@@ -1351,6 +1361,30 @@ mod tests {
         ]
         .into();
         assert_eq!(canonical(&urls, &pop), 1);
+    }
+
+    #[test]
+    fn huge_tied_cluster_learns() {
+        // A soft 404: thousands of different paths, one page, all tied for canonical.
+        let urls: Vec<String> = (0..5000)
+            .map(|i| format!("https://h.org/missing/page-{i}"))
+            .collect();
+        let c = Cluster {
+            id: "404".into(),
+            urls,
+        };
+        let opts = LearnOptions {
+            max_cluster: 5000,
+            ..Default::default()
+        };
+        let (rules, stats) = learn_candidates(&[c], &opts, &|_| {});
+        assert_eq!(stats.pairs, 4999);
+        assert!(
+            rules
+                .iter()
+                .any(|r| r.pattern == "https://h.org/missing/page-{int}"),
+            "{rules:#?}"
+        );
     }
 
     #[test]
