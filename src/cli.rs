@@ -250,6 +250,9 @@ pub struct EvaluateArgs {
     /// JSON output.
     #[arg(long)]
     pub json: bool,
+    /// When learning inside: also print the first N learned rules (pattern → target, numbers).
+    #[arg(long, default_value_t = 0)]
+    pub show_rules: usize,
     /// When learning inside: also write the learned rules and the held-out test clusters
     /// (`DIR/rules.json`, `DIR/train.tsv`, `DIR/test.tsv`) for inspection.
     #[arg(long)]

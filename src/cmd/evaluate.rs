@@ -56,6 +56,9 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             a.seed,
             f * 100.0
         );
+        if a.show_rules > 0 && !a.json {
+            print_rules(&ex.file.rules, a.show_rules);
+        }
         (what, ex.file.rules.len(), ex.comparison, vec![])
     };
     let rows = [("none", cmp.none), ("base", cmp.base), ("rules", cmp.rules)];
@@ -84,6 +87,27 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Print the first `n` rules in application order.
+fn print_rules(rules: &[dedust::Rule], n: usize) {
+    println!(
+        "# learned rules (first {} of {}, in application order)",
+        n.min(rules.len()),
+        rules.len()
+    );
+    for r in rules.iter().take(n) {
+        println!(
+            "  {:<7} support {:>4}  fpr {:.3}  {}\n{:>29}→ {}",
+            format!("{:?}", r.kind).to_lowercase(),
+            r.support.unwrap_or(0),
+            r.fpr.unwrap_or(0.0),
+            r.pattern,
+            "",
+            r.target
+        );
+    }
+    println!();
 }
 
 /// Write the learned rules and both parts of the split.
