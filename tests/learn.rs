@@ -122,10 +122,22 @@ fn every_input_format_reads() {
         let out = normalize_with(&rules, &["http://h.org/a?t=9&s=abc"]);
         assert_eq!(out, ["http://h.org/a?t=9"], "{name}");
     }
-    // stdin and gzip
+    // stdin
     let o = dedust(&["learn", "-", "--format", "tsv"], cases[0].1);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("\"dedust-rules\""));
+    // gzip, detected by its magic bytes (and the .gz suffix is ignored for the format)
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(cases[0].1).unwrap();
+    let p = t.write("a.tsv.gz", &gz.finish().unwrap());
+    let rules = t.path("gz.json");
+    let o = dedust(&["learn", &p, "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        normalize_with(&rules, &["http://h.org/a?t=9&s=abc"]),
+        ["http://h.org/a?t=9"]
+    );
 }
 
 #[test]
