@@ -49,6 +49,14 @@ impl BaseFlags {
     }
 }
 
+/// Input format of a ground-truth file (`validate`, `evaluate`, `report`).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct TruthFormat {
+    /// Input format of the truth file.
+    #[arg(long, default_value = "auto")]
+    pub format: dedust::InputFormat,
+}
+
 /// Validation thresholds and where validation looks.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct ValidateFlags {
@@ -94,9 +102,8 @@ pub struct ValidateArgs {
     /// Labelled URLs (any `learn` input format) to validate on.
     #[arg(long)]
     pub truth: String,
-    /// Input format of the truth file.
-    #[arg(long, default_value = "auto")]
-    pub format: dedust::InputFormat,
+    #[command(flatten)]
+    pub truth_format: TruthFormat,
     #[command(flatten)]
     pub validate: ValidateFlags,
     #[command(flatten)]
@@ -111,9 +118,8 @@ pub struct ReportArgs {
     /// Ground-truth clusters (any `learn` input format).
     #[arg(long)]
     pub truth: String,
-    /// Input format of the truth file.
-    #[arg(long, default_value = "auto")]
-    pub format: dedust::InputFormat,
+    #[command(flatten)]
+    pub truth_format: TruthFormat,
     /// How to split into learning and held-out parts: `url` or `cluster`.
     #[arg(long, default_value = "url")]
     pub split: dedust::SplitMode,
@@ -240,9 +246,8 @@ pub struct EvaluateArgs {
     /// Split seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Input format of the truth file.
-    #[arg(long, default_value = "auto")]
-    pub format: dedust::InputFormat,
+    #[command(flatten)]
+    pub truth_format: TruthFormat,
     #[command(flatten)]
     pub validate: ValidateFlags,
     #[command(flatten)]

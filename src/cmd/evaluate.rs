@@ -5,7 +5,7 @@ use crate::cli::EvaluateArgs;
 use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
 
 pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
-    let clusters = super::read_clusters(&a.truth, a.format)?;
+    let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let cfg = LearnConfig {
         learn: LearnOptions {

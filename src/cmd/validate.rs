@@ -5,7 +5,7 @@ use crate::cli::ValidateArgs;
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     let rules = super::load_rules(&a.rules)?;
-    let clusters = super::read_clusters(&a.truth, a.format)?;
+    let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let (data, bad) = dedust::labeled(&clusters, &base);
     let stats = dedust::rule_stats(&rules, &data, &[]);
