@@ -4,18 +4,22 @@
 //! and the id of the last rule that changed it. Rules are compiled once into an index by host, so
 //! the cost per URL depends on the rules of that URL's host only, not on the size of the rule set.
 //!
-//! Semantics: the base layer runs first (unless disabled); then the first rule in file order that
-//! matches and changes the URL rewrites it; this repeats until no rule changes it (at most [`MAX_ROUNDS`] times),
-//! so the result is a fixed point and `normalize(normalize(u)) == normalize(u)` whenever the rule
-//! set has no cycle (learning removes cycles; `validate` checks it on data).
+//! Semantics (the same as Nutch's urlnormalizer-regex with `urlnormalizer.loop.count`): the base
+//! layer runs first (unless disabled); then one *pass* applies every rule in file order, each to
+//! the output of the one before (a rule that does not match leaves the URL as it is); passes
+//! repeat until one changes nothing, at most [`MAX_ROUNDS`] times. The result is a fixed point, so
+//! `normalize(normalize(u)) == normalize(u)` whenever the rule set converges within that many
+//! passes (learning removes cycles; `validate` checks it on data).
 //!
-//! A rule matches a URL when the scheme (if set) and host are equal, the URL has no port, user
-//! info or fragment, each path segment matches its pattern, each required parameter occurs exactly
-//! once with a matching value, and every other parameter is optional or allowed by `rest`.
-//! Output parameters are sorted by name (stable), like the base layer.
+//! A learned rule matches a URL when the scheme (if set) and host are equal, the URL has no port,
+//! user info or fragment, each path segment matches its pattern, each required parameter occurs
+//! exactly once with a matching value, and every other parameter is optional or allowed by `rest`.
+//! Output parameters are sorted by name (stable), like the base layer. An imported rule
+//! ([`RuleKind::Regex`]) applies to every URL as Java's `replaceAll` does.
 
 use crate::base::{base_normalize, BaseError, BaseOptions};
-use crate::rules::{CapType, Piece, Rule, SegOut, ValOut, ValPat};
+use crate::import::JavaRegex;
+use crate::rules::{CapType, Piece, Rule, RuleKind, SegOut, ValOut, ValPat};
 use crate::tokenize::split_url;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -45,7 +49,7 @@ impl Hasher for Fnv {
 
 type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
-/// Most rule applications per URL.
+/// Most passes over the rules per URL.
 pub const MAX_ROUNDS: usize = 8;
 
 /// A compiled rule set.
@@ -53,6 +57,10 @@ pub const MAX_ROUNDS: usize = 8;
 pub struct Normalizer {
     rules: Vec<Rule>,
     by_host: FnvMap<String, HostRules>,
+    /// Imported regex rules (any host), in rule order.
+    global: Vec<usize>,
+    /// The compiled pattern of each imported rule (`None` for learned rules).
+    java: Vec<Option<JavaRegex>>,
     base: Option<BaseOptions>,
 }
 
@@ -113,7 +121,22 @@ impl Normalizer {
     /// ```
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
         let mut by_host: FnvMap<String, HostRules> = FnvMap::default();
+        let mut global = Vec::new();
+        let mut java = Vec::with_capacity(rules.len());
         for (i, r) in rules.iter().enumerate() {
+            if r.kind == RuleKind::Regex {
+                // Rule files are checked on load; a pattern that fails here never matches.
+                java.push(
+                    JavaRegex::new(
+                        r.regex.as_deref().unwrap_or(""),
+                        r.replacement.as_deref().unwrap_or(""),
+                    )
+                    .ok(),
+                );
+                global.push(i);
+                continue;
+            }
+            java.push(None);
             let h = by_host.entry(r.source.host.clone()).or_default();
             match first_literal(r) {
                 Some(l) => h.by_first.entry(l.to_string()).or_default().push(i),
@@ -123,6 +146,8 @@ impl Normalizer {
         Normalizer {
             rules,
             by_host,
+            global,
+            java,
             base,
         }
     }
@@ -148,27 +173,28 @@ impl Normalizer {
 
     /// The rules' fixed point for `url`, or `None` when no rule changes it (no allocation then).
     fn rewrite(&self, url: &str) -> Option<Normalized> {
-        let (first, mut cur) = self.apply_once(url)?;
-        let mut last = first;
-        for _ in 1..MAX_ROUNDS {
-            match self.apply_once(&cur) {
-                Some((i, out)) => {
-                    cur = out;
-                    last = i;
-                }
-                None => break,
+        let mut cur: Option<String> = None;
+        let mut last = None;
+        for _ in 0..MAX_ROUNDS {
+            let mut from = 0;
+            let mut changed = false;
+            while let Some((i, out)) = self.apply_from(cur.as_deref().unwrap_or(url), from) {
+                cur = Some(out);
+                last = Some(i);
+                from = i + 1;
+                changed = true;
+            }
+            if !changed {
+                break;
             }
         }
-        Some(Normalized {
-            url: cur,
-            rule: Some(last),
-        })
+        cur.map(|url| Normalized { url, rule: last })
     }
 
     /// Indices of the rules that may match `url`, in rule order.
     ///
     /// # Complexity
-    /// One hash lookup for the host and one for the first path segment, then a merge of two
+    /// One hash lookup for the host and one for the first path segment, then a merge of three
     /// short sorted lists: independent of the total number of rules.
     fn candidates<'a>(
         &'a self,
@@ -184,32 +210,40 @@ impl Normalizer {
             ),
             None => (&[], &[]),
         };
-        let (mut i, mut j) = (0, 0);
+        let lists = [a, b, self.global.as_slice()];
+        let mut at = [0usize; 3];
         std::iter::from_fn(move || {
-            let next = match (a.get(i), b.get(j)) {
-                (Some(&x), Some(&y)) if x < y => {
-                    i += 1;
-                    x
-                }
-                (_, Some(&y)) => {
-                    j += 1;
-                    y
-                }
-                (Some(&x), None) => {
-                    i += 1;
-                    x
-                }
-                (None, None) => return None,
-            };
-            Some(next)
+            let k = (0..3)
+                .filter(|&k| at[k] < lists[k].len())
+                .min_by_key(|&k| lists[k][at[k]])?;
+            at[k] += 1;
+            Some(lists[k][at[k] - 1])
         })
     }
 
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
-        let p = split_url(url)?;
-        self.candidates(Some(p)).find_map(|i| {
-            apply_parts(&self.rules[i], url, &p)
+        self.apply_from(url, 0)
+    }
+
+    /// Apply rule `i` to `url` (`p` is `url` split, when it splits).
+    fn apply_one(
+        &self,
+        i: usize,
+        url: &str,
+        p: Option<&crate::tokenize::UrlParts<'_>>,
+    ) -> Option<String> {
+        match &self.java[i] {
+            Some(re) => Some(re.replace_all(url)),
+            None => apply_parts(&self.rules[i], url, p?),
+        }
+    }
+
+    /// The first rule at index `from` or later that changes `url`, and its output.
+    fn apply_from(&self, url: &str, from: usize) -> Option<(usize, String)> {
+        let p = split_url(url);
+        self.candidates(p).skip_while(|&i| i < from).find_map(|i| {
+            self.apply_one(i, url, p.as_ref())
                 .filter(|o| o != url)
                 .map(|o| (i, o))
         })
@@ -217,11 +251,9 @@ impl Normalizer {
 
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
-        let Some(p) = split_url(url) else {
-            return Vec::new();
-        };
-        self.candidates(Some(p))
-            .filter_map(|i| apply_parts(&self.rules[i], url, &p).map(|o| (i, o)))
+        let p = split_url(url);
+        self.candidates(p)
+            .filter_map(|i| self.apply_one(i, url, p.as_ref()).map(|o| (i, o)))
             .collect()
     }
 
@@ -259,7 +291,7 @@ impl Normalizer {
                 }
             }
             None => {
-                if split_url(s).is_none() {
+                if split_url(s).is_none() && !has_scheme(s) {
                     return LineStatus::Bad(BadLine::NotUrl);
                 }
                 buf.clear();
@@ -267,7 +299,7 @@ impl Normalizer {
             }
         }
         let mut rule = None;
-        if !self.by_host.is_empty() {
+        if !self.by_host.is_empty() || !self.global.is_empty() {
             if let Some(n) = self.rewrite(buf) {
                 rule = n.rule;
                 *buf = n.url;
@@ -278,6 +310,18 @@ impl Normalizer {
             rule,
         }
     }
+}
+
+/// Whether `s` starts with a URL scheme and `:` (`file:/x`, `mailto:a`): with the base layer
+/// off, such lines are URLs for imported regex rules even when they have no authority.
+fn has_scheme(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.iter().position(|&c| c == b':').is_some_and(|k| {
+            b[..k]
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || b"+-.".contains(&c))
+        })
 }
 
 /// Longest line `normalize` accepts as a URL (longer lines are passed through as bad).

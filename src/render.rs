@@ -10,10 +10,20 @@
 //! scheme; on the target side `{t}` copies parameter `t` and `{seg0}` copies path segment 0.
 //!
 //! The regex form uses only syntax that Rust `regex` and `java.util.regex` read the same way:
-//! `^ $ ( ) (?: ) * + ? [...]` character classes without nested sets, and `\` escapes of ASCII
-//! punctuation; the replacement uses `$n`. It assumes a base-normalized URL (sorted parameters, no
-//! port, no user info, no fragment). Rules that keep "all other parameters" (`&{rest}`) have no
-//! single-regex form and carry `regex: null`.
+//! `^ $ ( ) (?: ) | * + ?`, character classes `[...]` / `[^...]` without nested sets or
+//! intersections and with `\` escapes of ASCII punctuation only, `\` escapes of ASCII punctuation
+//! outside classes, and ASCII text; no look-around, no back-references, no `\w \d \s \b`
+//! (ASCII in Java, Unicode in Rust), no lazy or possessive quantifiers, no inline flags. The
+//! replacement uses `$n` never followed by a letter, digit or `_`, and otherwise only literal text
+//! without `$` or `\`. The regex matches the whole URL (`^…$`), so Java's `replaceAll`,
+//! `matches()` + `appendReplacement` and Rust's `replace` agree.
+//!
+//! It assumes a base-normalized URL (parameters sorted by name, stably; no empty pairs), which
+//! is what lets a regular expression check "this parameter occurs exactly once" and "drop every
+//! occurrence of that one, keep the others": in a sorted query equal names are adjacent, so
+//! it is enough that the neighbours of a matched parameter have other names. Rules whose output
+//! inserts new parameters among kept unknown ones (`&{rest}` with a literal or moved value), or
+//! drop several parameters while keeping the rest, carry `regex: null`.
 
 use crate::rules::{Piece, Rule, SegOut, ValOut, ValPat};
 
@@ -180,12 +190,188 @@ fn safe_literal(s: &str) -> bool {
     !s.contains('$') && !s.contains('\\')
 }
 
-/// Regex and replacement of a rule, when expressible.
+/// How one stretch of a sorted query is matched.
+#[derive(Debug, Clone, Copy)]
+enum Slot<'a> {
+    /// Exactly one parameter with this name and value pattern; its value is captured as `param`.
+    Req(&'a str, &'a ValPat),
+    /// Any number of parameters with this name (no other parameters exist: no `rest`).
+    Opt(&'a str),
+    /// Any number of other parameters: the first is not named like the slot before, the last not
+    /// like the slot after (equal names are adjacent in a sorted query).
+    Fill(Option<&'a str>, Option<&'a str>),
+}
+
+/// A growing regex with numbered groups, for the query part.
+struct Builder {
+    re: String,
+    groups: usize,
+    /// Groups that capture a parameter's value: (name, group, whether `=` is inside the group).
+    params: Vec<(String, usize, bool)>,
+    capture: bool,
+}
+
+/// Longest regex produced (the alternatives for leading optional slots double it each time).
+const MAX_REGEX: usize = 16 * 1024;
+
+/// A regex for one parameter (`[^&#]*`) whose name is none of `names` (ASCII names only).
+fn not_named(names: &[&str]) -> Option<String> {
+    if names.iter().any(|n| !n.is_ascii()) {
+        return None;
+    }
+    Some(not_named_from(names, 0))
+}
+
+fn class_escape(c: char) -> String {
+    if c.is_ascii_punctuation() {
+        format!("\\{c}")
+    } else {
+        c.to_string()
+    }
+}
+
+fn not_named_from(names: &[&str], depth: usize) -> String {
+    let mut alts: Vec<String> = Vec::new();
+    // The name ends here (then `=` and a value, or nothing).
+    if !names.iter().any(|n| n.len() == depth) {
+        alts.push("(?:=[^&#]*)?".into());
+    }
+    let mut next: Vec<char> = names
+        .iter()
+        .filter_map(|n| n[depth..].chars().next())
+        .collect();
+    next.sort_unstable();
+    next.dedup();
+    let excl: String = next.iter().map(|&c| class_escape(c)).collect();
+    alts.push(format!("[^{excl}=&#][^&#]*"));
+    for c in next {
+        let sub: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| n[depth..].starts_with(c))
+            .collect();
+        alts.push(format!(
+            "{}{}",
+            escape(&c.to_string()),
+            not_named_from(&sub, depth + 1)
+        ));
+    }
+    format!("(?:{})", alts.join("|"))
+}
+
+impl Builder {
+    fn new(capture: bool) -> Builder {
+        Builder {
+            re: String::new(),
+            groups: 0,
+            params: Vec::new(),
+            capture,
+        }
+    }
+
+    fn group(&mut self, body: &str) {
+        self.groups += 1;
+        self.re.push('(');
+        self.re.push_str(body);
+        self.re.push(')');
+    }
+
+    /// The slots in order; `first`: the first parameter has no `&` before it.
+    fn seq(&mut self, slots: &[Slot], first: bool) -> Option<()> {
+        if self.re.len() > MAX_REGEX {
+            return None;
+        }
+        let Some((slot, rest)) = slots.split_first() else {
+            return Some(());
+        };
+        let amp = if first { "" } else { "&" };
+        match *slot {
+            Slot::Req(name, vp) => {
+                self.re.push_str(amp);
+                self.re.push_str(&escape(name));
+                let (eq, body) = match vp {
+                    ValPat::Any => (true, "(?:=[^&#]*)?".to_string()),
+                    ValPat::Bare => (false, String::new()),
+                    ValPat::Pieces(p) => {
+                        self.re.push('=');
+                        (false, pieces_regex(p, "&#"))
+                    }
+                };
+                if self.capture && *vp != ValPat::Bare {
+                    self.group(&body);
+                    self.params.push((name.to_string(), self.groups, eq));
+                } else {
+                    self.re.push_str(&format!("(?:{body})"));
+                }
+                self.seq(rest, false)
+            }
+            Slot::Opt(name) => {
+                let one = format!("{}(?:=[^&#]*)?", escape(name));
+                if first {
+                    self.re.push_str("(?:");
+                    self.seq(rest, true)?;
+                    self.re.push_str(&format!("|{one}(?:&{one})*"));
+                    self.seq(rest, false)?;
+                    self.re.push(')');
+                    Some(())
+                } else {
+                    self.re.push_str(&format!("(?:&{one})*"));
+                    self.seq(rest, false)
+                }
+            }
+            Slot::Fill(prev, next) => {
+                let set = |v: &[Option<&str>]| -> Option<String> {
+                    let names: Vec<&str> = v.iter().flatten().copied().collect();
+                    not_named(&names)
+                };
+                let one = set(&[prev, next])?;
+                let head = set(&[prev])?;
+                let tail = set(&[next])?;
+                let some = format!("(?:{one}|{head}(?:&[^&#]*)*&{tail})");
+                if first {
+                    self.re.push_str("(?:");
+                    self.seq(rest, true)?;
+                    self.re.push('|');
+                    self.re.push_str(&some);
+                    self.seq(rest, false)?;
+                    self.re.push(')');
+                    Some(())
+                } else {
+                    self.re.push_str(&format!("(?:&{some})?"));
+                    self.seq(rest, false)
+                }
+            }
+        }
+    }
+}
+
+/// The query slots of a rule with `rest`: fills around the anchors, in name order.
+fn rest_slots<'a>(anchors: &[(&'a str, Option<&'a ValPat>)]) -> Vec<Slot<'a>> {
+    let mut slots = vec![];
+    let mut prev = None;
+    for &(n, v) in anchors {
+        slots.push(Slot::Fill(prev, Some(n)));
+        slots.push(match v {
+            Some(v) => Slot::Req(n, v),
+            None => Slot::Opt(n),
+        });
+        prev = Some(n);
+    }
+    slots.push(Slot::Fill(prev, None));
+    slots
+}
+
+/// Whether every slot can match no parameter at all.
+fn nullable(slots: &[Slot]) -> bool {
+    slots.iter().all(|s| !matches!(s, Slot::Req(..)))
+}
+
+/// Regex and replacement of a rule, when expressible (see the module docs).
 fn regex_form(rule: &Rule) -> Option<(String, String)> {
     let s = &rule.source;
     let o = &rule.output;
     let mut re = String::from("^");
-    let mut rep = String::new();
+    let rep = String::new();
     let mut group = 0usize;
     let mut scheme_group = None;
     match &s.scheme {
@@ -205,14 +391,20 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
         None => {
             group += 1;
             path_group = Some(group);
-            re.push_str("(/[^?]*)");
+            re.push_str("(/[^?#]*)");
         }
         Some(segs) => {
             for (i, seg) in segs.iter().enumerate() {
                 re.push('/');
-                let copied = matches!(&o.path, Some(out) if out.contains(&SegOut::Copy(i)));
-                let body = pieces_regex(seg, "/?");
-                if copied || o.path.is_none() {
+                let copied = match &o.path {
+                    Some(out) => out.contains(&SegOut::Copy(i)),
+                    None => true,
+                } || o
+                    .query
+                    .as_ref()
+                    .is_some_and(|q| q.iter().any(|(_, v)| *v == ValOut::Seg(i)));
+                let body = pieces_regex(seg, "/?#");
+                if copied {
                     group += 1;
                     seg_groups.push(Some(group));
                     re.push('(');
@@ -225,43 +417,206 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
             }
         }
     }
-    // query
-    let mut query_group = None;
-    let mut param_groups: Vec<(String, usize)> = Vec::new();
-    if s.rest {
-        if !s.required.is_empty() || !s.optional.is_empty() {
+    // Parameters by name (the order of a base-normalized query).
+    let mut anchors: Vec<(&str, Option<&ValPat>)> = s
+        .required
+        .iter()
+        .map(|(n, v)| (n.as_str(), Some(v)))
+        .chain(s.optional.iter().map(|n| (n.as_str(), None)))
+        .collect();
+    anchors.sort_by(|a, b| a.0.cmp(b.0));
+    if anchors.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    let drop_only = s.rest
+        && o.scheme.is_none()
+        && o.host.is_none()
+        && o.path.is_none()
+        && o.query.as_ref().is_some_and(|q| {
+            q.len() == s.required.len()
+                && q.iter()
+                    .all(|(n, v)| *v == ValOut::Copy && s.required.iter().any(|(m, _)| m == n))
+        });
+    let mut query_rep = String::new();
+    if s.rest && anchors.is_empty() {
+        // The whole query is kept as it is.
+        group += 1;
+        re.push_str("(\\?[^#]*)?");
+        if o.query.as_ref().is_some_and(|q| !q.is_empty()) {
             return None;
         }
-        group += 1;
-        query_group = Some(group);
-        re.push_str("(\\?.*)?");
-    } else {
-        // Parameters appear sorted by name; each required one is a group, numbered in that order.
-        let mut items: Vec<(&str, Option<&ValPat>)> = s
-            .required
-            .iter()
-            .map(|(n, v)| (n.as_str(), Some(v)))
-            .chain(s.optional.iter().map(|n| (n.as_str(), None)))
-            .collect();
-        items.sort_by(|a, b| a.0.cmp(b.0).then(a.1.is_some().cmp(&b.1.is_some())));
-        for (n, v) in items {
-            match v {
-                Some(v) => {
-                    group += 1;
-                    param_groups.push((n.to_string(), group));
-                    let body = match v {
-                        ValPat::Any => "(?:=[^&]*)?".to_string(),
-                        ValPat::Bare => String::new(),
-                        ValPat::Pieces(p) => format!("={}", pieces_regex(p, "&")),
-                    };
-                    re.push_str(&format!("[?&]{}({body})", escape(n)));
-                }
-                None => re.push_str(&format!("(?:[?&]{}(?:=[^&]*)?)*", escape(n))),
+        if o.query.is_none() {
+            query_rep = format!("${group}");
+        }
+    } else if s.rest {
+        // Only "drop one parameter, keep everything else" has a regex form.
+        if !drop_only || s.optional.len() != 1 {
+            return None;
+        }
+        let x = s.optional[0].as_str();
+        let k = anchors.iter().position(|a| a.0 == x)?;
+        let slots = rest_slots(&anchors);
+        // Slots 2k+1 is the dropped name's; split around it.
+        let (left, right) = (&slots[..2 * k + 1], &slots[2 * k + 2..]);
+        let one = format!("{}(?:=[^&#]*)?", escape(x));
+        let block = format!("{one}(?:&{one})*");
+        let mut b = Builder::new(false);
+        b.re.push_str("(?:(\\?");
+        b.seq(left, true)?;
+        b.re.push_str(&format!(")&{block}("));
+        b.seq(right, false)?;
+        b.re.push(')');
+        if nullable(left) {
+            b.re.push_str(&format!("|(\\?){block}&("));
+            b.seq(right, true)?;
+            b.re.push(')');
+            if nullable(right) {
+                b.re.push_str(&format!("|\\?{block}"));
             }
         }
+        b.re.push(')');
+        if b.re.len() > MAX_REGEX {
+            return None;
+        }
+        re.push_str(&b.re);
+        let n = if nullable(left) { 4 } else { 2 };
+        for g in group + 1..=group + n {
+            query_rep.push_str(&format!("${g}"));
+        }
+        group += n;
+    } else {
+        let slots: Vec<Slot> = anchors
+            .iter()
+            .map(|&(n, v)| match v {
+                Some(v) => Slot::Req(n, v),
+                None => Slot::Opt(n),
+            })
+            .collect();
+        let mut b = Builder::new(true);
+        b.groups = group;
+        b.re.push_str("(?:\\?");
+        b.seq(&slots, true)?;
+        b.re.push(')');
+        if nullable(&slots) {
+            b.re.push('?');
+        }
+        if b.re.len() > MAX_REGEX {
+            return None;
+        }
+        re.push_str(&b.re);
+        group = b.groups;
+        let groups_of = |n: &str| -> Vec<(usize, bool)> {
+            b.params
+                .iter()
+                .filter(|(m, _, _)| m == n)
+                .map(|(_, g, eq)| (*g, *eq))
+                .collect()
+        };
+        let refs =
+            |gs: &[(usize, bool)]| gs.iter().map(|(g, _)| format!("${g}")).collect::<String>();
+        // Path segments may take a parameter's value (query → path alias).
+        if let Some(out) = &o.path {
+            for seg in out {
+                if let SegOut::Param(n) = seg {
+                    let gs = groups_of(n);
+                    if gs.is_empty() || gs.iter().any(|(_, eq)| *eq) {
+                        return None;
+                    }
+                }
+            }
+        }
+        if let Some(items) = &o.query {
+            let mut items: Vec<&(String, ValOut)> = items.iter().collect();
+            items.sort_by(|a, b| a.0.cmp(&b.0));
+            for (i, (n, v)) in items.iter().enumerate() {
+                query_rep.push(if i == 0 { '?' } else { '&' });
+                if !safe_literal(n) {
+                    return None;
+                }
+                query_rep.push_str(n);
+                match v {
+                    ValOut::Copy => {
+                        let gs = groups_of(n);
+                        match s.required.iter().find(|(m, _)| m == n)?.1 {
+                            ValPat::Bare => {}
+                            ValPat::Any => query_rep.push_str(&refs(&gs)),
+                            ValPat::Pieces(_) => {
+                                query_rep.push('=');
+                                query_rep.push_str(&refs(&gs));
+                            }
+                        }
+                    }
+                    ValOut::Bare => {}
+                    ValOut::Lit(l) => {
+                        if !safe_literal(l) {
+                            return None;
+                        }
+                        query_rep.push('=');
+                        query_rep.push_str(l);
+                    }
+                    ValOut::Seg(j) => {
+                        query_rep.push('=');
+                        query_rep.push_str(&format!("${}", (*seg_groups.get(*j)?)?));
+                    }
+                }
+            }
+        }
+        // Path from parameters, written below once the path groups are known.
+        if let Some(out) = &o.path {
+            let mut path_rep = String::new();
+            for seg in out {
+                path_rep.push('/');
+                match seg {
+                    SegOut::Lit(l) => {
+                        if !safe_literal(l) {
+                            return None;
+                        }
+                        path_rep.push_str(l)
+                    }
+                    SegOut::Copy(j) => path_rep.push_str(&format!("${}", (*seg_groups.get(*j)?)?)),
+                    SegOut::Param(n) => path_rep.push_str(&refs(&groups_of(n))),
+                }
+            }
+            return finish(
+                re,
+                rep,
+                rule,
+                scheme_group,
+                Some(path_rep),
+                &seg_groups,
+                path_group,
+                &query_rep,
+            );
+        }
     }
+    let _ = group;
+    finish(
+        re,
+        rep,
+        rule,
+        scheme_group,
+        None,
+        &seg_groups,
+        path_group,
+        &query_rep,
+    )
+}
+
+/// Close the regex and write the replacement: scheme, host, path (given, or copied), query.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    mut re: String,
+    mut rep: String,
+    rule: &Rule,
+    scheme_group: Option<usize>,
+    path_rep: Option<String>,
+    seg_groups: &[Option<usize>],
+    path_group: Option<usize>,
+    query_rep: &str,
+) -> Option<(String, String)> {
+    let s = &rule.source;
+    let o = &rule.output;
     re.push('$');
-    // replacement
     match (&o.scheme, &s.scheme) {
         (Some(sc), _) | (None, Some(sc)) => {
             if !safe_literal(sc) {
@@ -277,61 +632,16 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
         return None;
     }
     rep.push_str(host);
-    match (&o.path, &s.path) {
+    match (path_rep, &s.path) {
+        (Some(p), _) => rep.push_str(&p),
         (None, None) => rep.push_str(&format!("${}", path_group?)),
         (None, Some(_)) => {
-            for g in &seg_groups {
+            for g in seg_groups {
                 rep.push_str(&format!("/${}", (*g)?));
             }
         }
-        (Some(out), _) => {
-            for seg in out {
-                rep.push('/');
-                match seg {
-                    SegOut::Lit(l) => {
-                        if !safe_literal(l) {
-                            return None;
-                        }
-                        rep.push_str(l)
-                    }
-                    SegOut::Copy(j) => rep.push_str(&format!("${}", (*seg_groups.get(*j)?)?)),
-                    // Path ↔ query aliases have no single-regex form here.
-                    SegOut::Param(_) => return None,
-                }
-            }
-        }
     }
-    match &o.query {
-        None => {
-            if let Some(g) = query_group {
-                rep.push_str(&format!("${g}"));
-            }
-        }
-        Some(items) => {
-            for (i, (n, v)) in items.iter().enumerate() {
-                rep.push(if i == 0 { '?' } else { '&' });
-                if !safe_literal(n) {
-                    return None;
-                }
-                rep.push_str(n);
-                match v {
-                    ValOut::Copy => {
-                        let g = param_groups.iter().find(|(m, _)| m == n)?.1;
-                        rep.push_str(&format!("${g}"));
-                    }
-                    ValOut::Bare => {}
-                    ValOut::Lit(l) => {
-                        if !safe_literal(l) {
-                            return None;
-                        }
-                        rep.push('=');
-                        rep.push_str(l);
-                    }
-                    ValOut::Seg(_) => return None,
-                }
-            }
-        }
-    }
+    rep.push_str(query_rep);
     // `$1` followed by a word character reads differently in Rust and Java.
     let b = rep.as_bytes();
     for i in 0..b.len() {
@@ -346,4 +656,162 @@ fn regex_form(rule: &Rule) -> Option<(String, String)> {
         }
     }
     Some((re, rep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{CapType, RuleKind, Source, Target};
+
+    fn rule(kind: RuleKind, source: Source, output: Target) -> Rule {
+        let mut r = crate::import::regex_rule("x", "", "test").unwrap();
+        r.kind = kind;
+        r.source = source;
+        r.output = output;
+        describe(&mut r);
+        r
+    }
+
+    fn src(required: &[(&str, ValPat)], optional: &[&str], rest: bool) -> Source {
+        Source {
+            scheme: None,
+            host: "h.org".into(),
+            path: None,
+            required: required
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.clone()))
+                .collect(),
+            optional: optional.iter().map(|n| n.to_string()).collect(),
+            rest,
+        }
+    }
+
+    /// Random base-normalized URLs on h.org: names from a set built to collide with the rules'
+    /// names by prefix, sorted stably by name, sometimes repeated, sometimes with `?` in values.
+    fn urls() -> Vec<String> {
+        let names = ["", "p", "pa", "page", "pages", "q", "t", "tt", "u", "z"];
+        let values = ["", "=", "=1", "=ab", "=x?y", "=12a"];
+        let mut seed: u64 = 7;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_add(0x9e3779b97f4a7c15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+            ((z ^ (z >> 31)) % n as u64) as usize
+        };
+        let mut out = vec![];
+        for _ in 0..4000 {
+            let k = next(6);
+            let mut pairs: Vec<String> = (0..k)
+                .map(|_| format!("{}{}", names[next(names.len())], values[next(values.len())]))
+                .filter(|p| !p.is_empty())
+                .collect();
+            pairs.sort_by(|a, b| crate::base::param_name(a).cmp(crate::base::param_name(b)));
+            let path = ["/", "/a", "/a/b.php"][next(3)];
+            let scheme = ["http", "https"][next(2)];
+            let q = if pairs.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", pairs.join("&"))
+            };
+            out.push(format!("{scheme}://h.org{path}{q}"));
+        }
+        out
+    }
+
+    #[test]
+    fn regex_form_equals_engine_on_random_sorted_queries() {
+        use ValPat::*;
+        let int = || Pieces(vec![Piece::Cap(CapType::Int)]);
+        let drop = |req: &[(&str, ValPat)], opt: &str| {
+            let q = req
+                .iter()
+                .map(|(n, _)| (n.to_string(), ValOut::Copy))
+                .collect();
+            rule(
+                RuleKind::Drop,
+                src(req, &[opt], true),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(q),
+                },
+            )
+        };
+        let rules = vec![
+            drop(&[], "page"),
+            drop(&[], "p"),
+            drop(&[("t", Any)], "page"),
+            drop(&[("p", Any), ("t", Any)], "pa"),
+            drop(&[("page", Any)], "z"),
+            drop(&[("t", int())], "pa"),
+            rule(
+                RuleKind::Template,
+                src(&[("t", int())], &["p", "page"], false),
+                Target {
+                    scheme: Some("https".into()),
+                    host: None,
+                    path: Some(vec![SegOut::Lit("t".into()), SegOut::Param("t".into())]),
+                    query: Some(vec![("u".into(), ValOut::Lit("1".into()))]),
+                },
+            ),
+            rule(
+                RuleKind::Template,
+                src(&[("q", Any), ("t", Bare)], &["u"], false),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(vec![("t".into(), ValOut::Copy), ("q".into(), ValOut::Copy)]),
+                },
+            ),
+            rule(
+                RuleKind::Alias,
+                src(&[], &[], true),
+                Target {
+                    scheme: None,
+                    host: Some("www.h.org".into()),
+                    path: None,
+                    query: None,
+                },
+            ),
+        ];
+        let urls = urls();
+        for r in &rules {
+            let re = r
+                .regex
+                .as_ref()
+                .unwrap_or_else(|| panic!("no regex: {}", r.pattern));
+            let rep = r.replacement.as_ref().unwrap();
+            let re = regex::Regex::new(re).unwrap();
+            let mut hits = 0;
+            for u in &urls {
+                let engine = crate::normalize::apply_rule(r, u);
+                let via = re
+                    .is_match(u)
+                    .then(|| re.replace(u, rep.as_str()).into_owned());
+                assert_eq!(engine, via, "{} on {u}\nregex {re}\nrep {rep}", r.pattern);
+                hits += usize::from(engine.is_some());
+            }
+            assert!(hits > 0, "{} never applied", r.pattern);
+        }
+    }
+
+    #[test]
+    fn not_named_table() {
+        let re = regex::Regex::new(&format!("^{}$", not_named(&["p", "page"]).unwrap())).unwrap();
+        for (elem, want) in [
+            ("p", false),
+            ("p=1", false),
+            ("page=x", false),
+            ("pa=1", true),
+            ("pages", true),
+            ("", true),
+            ("=1", true),
+            ("q", true),
+        ] {
+            assert_eq!(re.is_match(elem), want, "{elem}");
+        }
+    }
 }

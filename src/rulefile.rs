@@ -100,7 +100,18 @@ impl RuleFile {
                 "unsupported version {ver} (this dedust reads {VERSION})"
             )));
         }
-        serde_json::from_value(v).map_err(|e| err(e.to_string()))
+        let f: RuleFile = serde_json::from_value(v).map_err(|e| err(e.to_string()))?;
+        // Imported regex rules must compile here, not fail silently later.
+        for (i, r) in f.rules.iter().enumerate() {
+            if r.kind == crate::rules::RuleKind::Regex {
+                crate::import::JavaRegex::new(
+                    r.regex.as_deref().unwrap_or(""),
+                    r.replacement.as_deref().unwrap_or(""),
+                )
+                .map_err(|m| err(format!("rule {} ({}): {m}", i + 1, r.id)))?;
+            }
+        }
+        Ok(f)
     }
 
     /// Read a rule file from disk.

@@ -199,6 +199,9 @@ pub enum RuleKind {
     Alias,
     /// Drop one parameter in context.
     Drop,
+    /// A hand-written (imported) Java regex applied to the whole URL with `replaceAll`, on any
+    /// host; `regex` and `replacement` hold it (see [`crate::import`]).
+    Regex,
 }
 
 /// One rewrite rule, as stored in the rule file.

@@ -1,0 +1,350 @@
+//! Import: Nutch `regex-normalize.xml` files into dedust rules, and the Java-compatible regex
+//! engine that applies them.
+//!
+//! In: the text of a Nutch urlnormalizer-regex file (`<regex-normalize>` with `<regex>` children
+//! holding `<pattern>` and `<substitution>`). Out: [`Rule`]s of kind [`RuleKind::Regex`], in file
+//! order, each holding the Java pattern and replacement verbatim. Invariants: every imported rule
+//! compiles ([`JavaRegex::new`] is run on it) and its replacement only names groups the pattern
+//! has; applying a rule is `Pattern.compile(p).matcher(url).replaceAll(s)` as Java does it.
+//!
+//! Java regex features that Rust's `regex` lacks (look-around, back-references, inline flag
+//! groups such as `((?i)index|default)`) are run by `fancy-regex`, which is used for imported
+//! rules only. Java's `\w`, `\d`, `\s` are ASCII classes and are translated as such (Rust's are
+//! Unicode). The replacement follows `Matcher.appendReplacement`: `\x` is a literal `x`, `$n`
+//! takes as many digits as still name an existing group, `${name}` a named group, and a group that
+//! did not take part appends nothing.
+
+use crate::error::{Error, Result};
+use crate::rules::{Rule, RuleKind, Source, Target};
+
+/// A Java pattern and replacement compiled for [`JavaRegex::replace_all`].
+#[derive(Debug, Clone)]
+pub struct JavaRegex {
+    re: fancy_regex::Regex,
+    replacement: Vec<RepPart>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum RepPart {
+    Lit(String),
+    Group(usize),
+    Named(String),
+}
+
+impl JavaRegex {
+    /// Compile a Java pattern and a Java replacement string.
+    ///
+    /// ```
+    /// use dedust::JavaRegex;
+    /// let r = JavaRegex::new(r"(?<!:)/{2,}", "/").unwrap();
+    /// assert_eq!(r.replace_all("http://a.org//x//y"), "http://a.org/x/y");
+    /// let r = JavaRegex::new(r"/((?i)index|default)\.(html?)(\?|&|#|$)", "/$3").unwrap();
+    /// assert_eq!(r.replace_all("http://a.org/INDEX.html"), "http://a.org/");
+    /// assert!(JavaRegex::new("(a)", "$2").is_err());
+    /// ```
+    pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, String> {
+        let re = fancy_regex::Regex::new(&translate(pattern)).map_err(|e| e.to_string())?;
+        let groups = re.captures_len() - 1;
+        let names: Vec<String> = re.capture_names().flatten().map(str::to_string).collect();
+        let replacement = parse_replacement(replacement, groups, &names)?;
+        Ok(JavaRegex { re, replacement })
+    }
+
+    /// `matcher(input).replaceAll(replacement)`.
+    pub fn replace_all(&self, input: &str) -> String {
+        let mut out = String::with_capacity(input.len());
+        let mut last = 0;
+        for caps in self.re.captures_iter(input) {
+            // A runtime error (backtracking limit) counts as no further match.
+            let Ok(caps) = caps else { break };
+            let m = caps.get(0).expect("group 0 is always set");
+            out.push_str(&input[last..m.start()]);
+            for part in &self.replacement {
+                match part {
+                    RepPart::Lit(l) => out.push_str(l),
+                    RepPart::Group(g) => {
+                        if let Some(x) = caps.get(*g) {
+                            out.push_str(x.as_str());
+                        }
+                    }
+                    RepPart::Named(n) => {
+                        if let Some(x) = caps.name(n) {
+                            out.push_str(x.as_str());
+                        }
+                    }
+                }
+            }
+            last = m.end();
+        }
+        out.push_str(&input[last..]);
+        out
+    }
+}
+
+/// Rewrite the Java classes whose meaning differs in Rust (`\w \d \s` and their negations are
+/// ASCII in Java, Unicode in Rust); everything else is passed through.
+fn translate(p: &str) -> String {
+    let mut out = String::with_capacity(p.len() + 16);
+    let mut chars = p.chars().peekable();
+    let mut class_depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let (inside, outside) = match n {
+                    'w' => ("0-9A-Za-z_", "[0-9A-Za-z_]"),
+                    'd' => ("0-9", "[0-9]"),
+                    's' => (" \\t\\n\\x0B\\f\\r", "[ \\t\\n\\x0B\\f\\r]"),
+                    'W' => ("", "[^0-9A-Za-z_]"),
+                    'D' => ("", "[^0-9]"),
+                    'S' => ("", "[^ \\t\\n\\x0B\\f\\r]"),
+                    _ => ("", ""),
+                };
+                if class_depth > 0 && !inside.is_empty() {
+                    out.push_str(inside);
+                } else if class_depth == 0 && !outside.is_empty() {
+                    out.push_str(outside);
+                } else {
+                    out.push('\\');
+                    out.push(n);
+                }
+            }
+            '[' => {
+                class_depth += 1;
+                out.push(c);
+                // A `]` right after `[` or `[^` is a literal in both dialects.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            ']' if class_depth > 0 => {
+                class_depth -= 1;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Parse a Java replacement string (see the module docs); `groups` is the pattern's group count.
+fn parse_replacement(
+    s: &str,
+    groups: usize,
+    names: &[String],
+) -> std::result::Result<Vec<RepPart>, String> {
+    let mut parts = Vec::new();
+    let mut lit = String::new();
+    let b: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            '\\' => {
+                let c = *b
+                    .get(i + 1)
+                    .ok_or("character to be escaped is missing at the end")?;
+                lit.push(c);
+                i += 2;
+            }
+            '$' => {
+                if !lit.is_empty() {
+                    parts.push(RepPart::Lit(std::mem::take(&mut lit)));
+                }
+                i += 1;
+                match b.get(i) {
+                    Some('{') => {
+                        let end = b[i..]
+                            .iter()
+                            .position(|&c| c == '}')
+                            .ok_or("named capturing group is missing trailing '}'")?;
+                        let name: String = b[i + 1..i + end].iter().collect();
+                        if !names.contains(&name) {
+                            return Err(format!("no group with name {{{name}}}"));
+                        }
+                        parts.push(RepPart::Named(name));
+                        i += end + 1;
+                    }
+                    Some(d) if d.is_ascii_digit() => {
+                        let mut g = d.to_digit(10).unwrap_or(0) as usize;
+                        if g > groups {
+                            return Err(format!("no group {g}"));
+                        }
+                        i += 1;
+                        while let Some(d) = b.get(i).and_then(|c| c.to_digit(10)) {
+                            let next = g * 10 + d as usize;
+                            if next > groups {
+                                break;
+                            }
+                            g = next;
+                            i += 1;
+                        }
+                        parts.push(RepPart::Group(g));
+                    }
+                    _ => return Err("illegal group reference after '$'".into()),
+                }
+            }
+            c => {
+                lit.push(c);
+                i += 1;
+            }
+        }
+    }
+    if !lit.is_empty() {
+        parts.push(RepPart::Lit(lit));
+    }
+    Ok(parts)
+}
+
+/// A rule of kind [`RuleKind::Regex`] for a Java pattern and replacement (checked to compile).
+///
+/// ```
+/// let r = dedust::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
+/// assert_eq!(r.kind, dedust::RuleKind::Regex);
+/// assert!(dedust::regex_rule("(", "", "x").is_err());
+/// ```
+pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule> {
+    JavaRegex::new(pattern, replacement).map_err(|m| Error::RuleFile {
+        path: origin.to_string(),
+        message: format!("pattern {pattern:?} / substitution {replacement:?}: {m}"),
+    })?;
+    Ok(Rule {
+        id: format!(
+            "x{:016x}",
+            crate::render::fnv(&format!("{pattern}\u{0}{replacement}"))
+        ),
+        kind: RuleKind::Regex,
+        scope: "*".into(),
+        pattern: pattern.to_string(),
+        target: replacement.to_string(),
+        regex: Some(pattern.to_string()),
+        replacement: Some(replacement.to_string()),
+        source: Source {
+            scheme: None,
+            host: String::new(),
+            path: None,
+            required: vec![],
+            optional: vec![],
+            rest: true,
+        },
+        output: Target {
+            scheme: None,
+            host: None,
+            path: None,
+            query: None,
+        },
+        clusters: 0,
+        urls: 0,
+        examples: vec![],
+        support: None,
+        fp: None,
+        fpr: None,
+    })
+}
+
+/// Read a Nutch `regex-normalize.xml` into rules, in file order; `path` is used in messages.
+///
+/// A `<regex>` without a `<pattern>` is skipped as Nutch skips it; an empty or missing
+/// `<substitution>` is the empty string. A pattern Java would reject, or that no engine here can
+/// run, is an error naming the line.
+///
+/// ```
+/// let xml = "<regex-normalize><regex><pattern>&amp;{2,}</pattern>\
+///            <substitution>&amp;</substitution></regex></regex-normalize>";
+/// let rules = dedust::import_nutch(xml, "n.xml").unwrap();
+/// assert_eq!(rules[0].regex.as_deref(), Some("&{2,}"));
+/// ```
+pub fn import_nutch(text: &str, path: &str) -> Result<Vec<Rule>> {
+    let err = |m: String| Error::RuleFile {
+        path: path.to_string(),
+        message: m,
+    };
+    let doc = roxmltree::Document::parse(text).map_err(|e| err(format!("not XML: {e}")))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "regex-normalize" {
+        return Err(err(format!(
+            "top-level element is <{}>, not <regex-normalize>",
+            root.tag_name().name()
+        )));
+    }
+    let mut rules = Vec::new();
+    for regex in root.children().filter(|n| n.is_element()) {
+        let line = doc.text_pos_at(regex.range().start).row;
+        if regex.tag_name().name() != "regex" {
+            return Err(err(format!(
+                "line {line}: <{}> where <regex> was expected",
+                regex.tag_name().name()
+            )));
+        }
+        let field = |name: &str| {
+            regex
+                .children()
+                .find(|n| n.is_element() && n.tag_name().name() == name)
+                .map(|n| n.text().unwrap_or("").to_string())
+        };
+        let Some(pattern) = field("pattern") else {
+            continue;
+        };
+        let substitution = field("substitution").unwrap_or_default();
+        rules.push(regex_rule(
+            &pattern,
+            &substitution,
+            &format!("{path}:{line}"),
+        )?);
+    }
+    Ok(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replacement_table() {
+        // (pattern, replacement, input, expected) — each checked against what Java prints.
+        let cases = [
+            ("(a)(b)", "$2$1", "xaby", "xbay"),
+            ("(a)", "\\$1", "a", "$1"),
+            ("(a)", "$10", "a", "a0"),
+            ("(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)", "$10", "abcdefghij", "j"),
+            ("(a)|(b)", "[$1$2]", "ab", "[a][b]"),
+            ("(?<n>x)", "${n}${n}", "x", "xx"),
+            ("#.*?(\\?|&|$)", "$1", "/a.html#s?x=y", "/a.html?x=y"),
+            ("\\?&", "\\?", "/f?&x=1", "/f?x=1"),
+            ("\\w+", "w", "é-ab_1", "é-w"),
+            ("[\\w]+\\.", "", "ab.é.", "é."),
+        ];
+        for (p, r, input, want) in cases {
+            let re = JavaRegex::new(p, r).unwrap_or_else(|e| panic!("{p}: {e}"));
+            assert_eq!(re.replace_all(input), want, "{p} / {r} on {input}");
+        }
+    }
+
+    #[test]
+    fn bad_replacements_are_errors() {
+        for (p, r) in [("(a)", "$2"), ("a", "$"), ("a", "\\"), ("a", "${x}")] {
+            assert!(JavaRegex::new(p, r).is_err(), "{p} / {r}");
+        }
+    }
+
+    #[test]
+    fn import_errors_name_the_file_and_line() {
+        let xml = "<regex-normalize>\n<regex><pattern>(</pattern></regex>\n</regex-normalize>";
+        let e = import_nutch(xml, "n.xml").unwrap_err().to_string();
+        assert!(e.contains("n.xml:2"), "{e}");
+        assert!(import_nutch("<other/>", "n.xml").is_err());
+        assert!(import_nutch("<regex-normalize>", "n.xml").is_err());
+        let ok = import_nutch(
+            "<regex-normalize><regex><substitution>x</substitution></regex></regex-normalize>",
+            "n.xml",
+        )
+        .unwrap();
+        assert!(ok.is_empty());
+    }
+}
