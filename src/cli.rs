@@ -92,6 +92,50 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Write an HTML report: trade-off curve, metrics, rules.
     Report(ReportArgs),
+    /// Write rules in a crawler's format (nutch, stormcrawler, heritrix, scrapy, regex-tsv, json).
+    Export(ExportArgs),
+    /// Read a crawler's rule file (Nutch regex-normalize.xml) into a dedust rule file.
+    Import(ImportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Rule file(s), applied in the order given.
+    #[arg(long = "rules", short = 'r', required = true)]
+    pub rules: Vec<String>,
+    /// Target: nutch, stormcrawler, heritrix, scrapy, regex-tsv, json.
+    #[arg(long)]
+    pub format: dedust::ExportFormat,
+    /// Times the rule list is repeated for single-pass crawlers (StormCrawler, Heritrix); fewer
+    /// than the passes a URL needs gives a different result than `dedust normalize`.
+    #[arg(long, default_value_t = dedust::normalize::MAX_ROUNDS)]
+    pub passes: usize,
+    /// Also write the exported rules as a dedust rule file: `dedust normalize --no-base` with it
+    /// does exactly what the crawler does with the export.
+    #[arg(long)]
+    pub emitted: Option<String>,
+    /// Write here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The crawler's rule file.
+    pub input: String,
+    /// Its format (only `nutch`: urlnormalizer-regex XML).
+    #[arg(long, default_value = "nutch")]
+    pub format: ImportFormat,
+    /// Write the dedust rule file here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+/// Formats `dedust import` reads.
+#[derive(clap::ValueEnum, Debug, Clone, Copy)]
+pub enum ImportFormat {
+    /// Nutch `regex-normalize.xml`.
+    Nutch,
 }
 
 #[derive(Args, Debug)]
@@ -281,6 +325,8 @@ pub fn run() -> i32 {
         Command::Synth(a) => crate::cmd::synth::run(a),
         Command::Validate(a) => crate::cmd::validate::run(a),
         Command::Report(a) => crate::cmd::report::run(a),
+        Command::Export(a) => crate::cmd::export::run(a),
+        Command::Import(a) => crate::cmd::import::run(a),
     };
     match res {
         Ok(code) => code,

@@ -366,8 +366,8 @@ fn nullable(slots: &[Slot]) -> bool {
     slots.iter().all(|s| !matches!(s, Slot::Req(..)))
 }
 
-/// Regex and replacement of a rule, when expressible (see the module docs).
-fn regex_form(rule: &Rule) -> Option<(String, String)> {
+/// Regex and replacement of a learned rule, when expressible (see the module docs).
+pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
     let s = &rule.source;
     let o = &rule.output;
     let mut re = String::from("^");

@@ -1,6 +1,8 @@
 //! One module per subcommand; each turns parsed flags into a library call and prints.
 
 pub mod evaluate;
+pub mod export;
+pub mod import;
 pub mod learn;
 pub mod normalize;
 pub mod report;
@@ -52,11 +54,31 @@ pub fn read_clusters(
 
 /// Load and concatenate rule files (in the order given).
 pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
+    Ok(load_rule_files(paths)?.0)
+}
+
+/// Load and concatenate rule files, with the base settings of the first (a warning when the
+/// files were learned with different base settings).
+pub fn load_rule_files(
+    paths: &[String],
+) -> anyhow::Result<(Vec<dedust::Rule>, dedust::BaseSettings)> {
     let mut rules = Vec::new();
+    let mut base = None;
     for p in paths {
-        rules.extend(dedust::RuleFile::read(p)?.rules);
+        let f = dedust::RuleFile::read(p)?;
+        match base {
+            None => base = Some(f.base),
+            Some(b) if b != f.base => {
+                eprintln!(
+                    "dedust: warning: {p} was learned with other base settings than {}",
+                    paths[0]
+                )
+            }
+            Some(_) => {}
+        }
+        rules.extend(f.rules);
     }
-    Ok(rules)
+    Ok((rules, base.unwrap_or_default()))
 }
 
 /// `cluster<TAB>url` text of clusters.

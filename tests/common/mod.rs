@@ -80,3 +80,50 @@ pub fn normalize_with(rules: &str, urls: &[&str]) -> Vec<String> {
     assert!(o.status.success(), "{}", stderr(&o));
     stdout(&o).lines().map(str::to_string).collect()
 }
+
+/// The Java harness (`tests/java/DedustHarness.java`) compiled into `dir`; `None` with a skip
+/// notice when `javac` is absent and `CI` is not `true` (with `CI=true` a missing JDK fails).
+pub fn java_harness(dir: &TempDir) -> Option<String> {
+    let ok = Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but javac (OpenJDK 17) is not installed");
+        }
+        eprintln!("SKIP: javac not found; the Java round-trip tests need a JDK");
+        return None;
+    }
+    let out = dir.path("java");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/DedustHarness.java");
+    let st = Command::new("javac")
+        .args(["-d", &out])
+        .arg(&src)
+        .status()
+        .expect("run javac");
+    assert!(st.success(), "javac failed on {}", src.display());
+    Some(out)
+}
+
+/// Run the Java harness: `java -cp CP DedustHarness ARGS < input`, stdout as text.
+pub fn java(cp: &str, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new("java")
+        .args(["-cp", cp, "DedustHarness"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("run java");
+    let mut si = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let w = std::thread::spawn(move || {
+        let _ = si.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap();
+    assert!(out.status.success(), "java {args:?} failed");
+    String::from_utf8(out.stdout).expect("java prints UTF-8")
+}

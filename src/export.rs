@@ -1,0 +1,479 @@
+//! Export: rule files for the crawlers users already run.
+//!
+//! In: rules in application order (one or several dedust rule files) and a target [`Format`].
+//! Out: an [`Export`]: the text of the crawler's configuration, the rules it holds (as a dedust
+//! rule list, so `dedust normalize` can run exactly what the crawler runs), and every rule left
+//! out with the reason. Invariant: the exported configuration, run by the crawler on URLs
+//! normalized by dedust's base layer, gives byte for byte what `dedust normalize --no-base` gives
+//! with [`Export::rules`]; a rule that a format cannot express is skipped, never approximated
+//! (the one exception, Scrapy's host patterns that also cover subdomains, is stated in
+//! [`Export::notes`]).
+//!
+//! Semantics bridged: dedust applies the rules in file order, passes to a fixed point (at most
+//! [`MAX_ROUNDS`] passes). Nutch does the same with `urlnormalizer.loop.count` = [`MAX_ROUNDS`];
+//! StormCrawler and Heritrix make one pass, so their export lists the rules
+//! [`ExportOptions::passes`] times (a pass that changes nothing changes nothing the next time,
+//! so extra copies are harmless). Learned rules use their whole-URL regex form
+//! ([`crate::render`]); imported Nutch rules are `replaceAll` rules and go only to formats that
+//! apply rules that way (Nutch, StormCrawler, `regex-tsv`).
+
+use crate::normalize::MAX_ROUNDS;
+use crate::render::regex_form;
+use crate::rulefile::BaseSettings;
+use crate::rules::{Rule, RuleKind, ValOut};
+
+/// Target of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Nutch urlnormalizer-regex `regex-normalize.xml`.
+    Nutch,
+    /// StormCrawler `urlfilters.json` fragment with an inline `RegexURLNormalizer`.
+    StormCrawler,
+    /// Heritrix `crawler-beans.cxml` fragment: `RulesCanonicalizationPolicy` with `RegexRule`s.
+    Heritrix,
+    /// Rules JSON for scrapy's duplicate-url-discarder (`queryRemoval` rules only).
+    Scrapy,
+    /// `id, mode, regex, replacement, kind, pattern, target` as tab-separated lines.
+    RegexTsv,
+    /// The native dedust rule file.
+    Json,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Format, String> {
+        Ok(match s {
+            "nutch" => Format::Nutch,
+            "stormcrawler" => Format::StormCrawler,
+            "heritrix" => Format::Heritrix,
+            "scrapy" => Format::Scrapy,
+            "regex-tsv" => Format::RegexTsv,
+            "json" => Format::Json,
+            _ => {
+                return Err(format!(
+                    "unknown format {s:?} (nutch, stormcrawler, heritrix, scrapy, regex-tsv, json)"
+                ))
+            }
+        })
+    }
+}
+
+/// Export settings.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportOptions {
+    /// How many times single-pass crawlers (StormCrawler, Heritrix) get the rule list.
+    pub passes: usize,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions { passes: MAX_ROUNDS }
+    }
+}
+
+/// A rule left out of an export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    /// Rule id.
+    pub id: String,
+    /// Readable pattern.
+    pub pattern: String,
+    /// Why the format cannot express it.
+    pub reason: String,
+}
+
+/// The result of [`export`].
+#[derive(Debug, Clone)]
+pub struct Export {
+    /// The configuration text.
+    pub text: String,
+    /// The rules the configuration holds, in order (each once).
+    pub rules: Vec<Rule>,
+    /// Rules left out.
+    pub skipped: Vec<Skipped>,
+    /// What the user must set or know (printed on stderr by the CLI).
+    pub notes: Vec<String>,
+}
+
+/// How a rule is applied by a regex-based crawler.
+#[derive(Debug, Clone, PartialEq)]
+struct RegexRule<'a> {
+    rule: &'a Rule,
+    regex: String,
+    replacement: String,
+    /// `true`: anchored whole-URL form; `false`: an imported `replaceAll` rule.
+    whole: bool,
+}
+
+/// Why a learned rule has no regex form (for the skip message).
+fn no_regex_reason(r: &Rule, base: &BaseSettings) -> String {
+    let s = &r.source;
+    if base.keep_query_order && (!s.required.is_empty() || !s.optional.is_empty()) {
+        return "matches parameters, which a regex can do only in a sorted query (the rules were learned with --keep-query-order)".into();
+    }
+    if s.rest && s.optional.len() > 1 {
+        return "drops several parameters while keeping the others".into();
+    }
+    if s.rest && (!s.required.is_empty() || !s.optional.is_empty()) {
+        return "rewrites the query while keeping unknown parameters".into();
+    }
+    if r.output
+        .query
+        .as_ref()
+        .is_some_and(|q| q.iter().any(|(_, v)| matches!(v, ValOut::Seg(_))))
+    {
+        return "moves a path segment whose pattern is not captured".into();
+    }
+    "no regex in the subset Java and Rust read alike (a literal with `$` or `\\`, or a value moved with its `=`)".into()
+}
+
+fn regex_rules<'a>(
+    rules: &'a [Rule],
+    base: &BaseSettings,
+    whole_only: bool,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<RegexRule<'a>> {
+    let mut out = Vec::new();
+    for r in rules {
+        let skip = |reason: String| Skipped {
+            id: r.id.clone(),
+            pattern: r.pattern.clone(),
+            reason,
+        };
+        if r.kind == RuleKind::Regex {
+            if whole_only {
+                skipped.push(skip(
+                    "an imported replaceAll rule; this format applies a rule only to a whole-URL match"
+                        .into(),
+                ));
+                continue;
+            }
+            out.push(RegexRule {
+                rule: r,
+                regex: r.regex.clone().unwrap_or_default(),
+                replacement: r.replacement.clone().unwrap_or_default(),
+                whole: false,
+            });
+            continue;
+        }
+        let has_params = !r.source.required.is_empty() || !r.source.optional.is_empty();
+        let form = regex_form(r).filter(|_| !(base.keep_query_order && has_params));
+        match form {
+            Some((regex, replacement)) => out.push(RegexRule {
+                rule: r,
+                regex,
+                replacement,
+                whole: true,
+            }),
+            None => skipped.push(skip(no_regex_reason(r, base))),
+        }
+    }
+    out
+}
+
+/// Escape text for XML content and attribute values.
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Text safe inside an XML comment.
+fn comment(s: &str) -> String {
+    s.replace("--", "- -")
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialize")
+}
+
+fn describe(r: &Rule) -> String {
+    let mut d = format!("{}: {} -> {}", r.id, r.pattern, r.target);
+    if let (Some(s), Some(f)) = (r.support, r.fpr) {
+        d.push_str(&format!(" (support {s}, fpr {f:.3})"));
+    }
+    d
+}
+
+/// Export `rules` (learned with the base settings `base`) to `format`.
+///
+/// ```
+/// use dedust::{export, ExportFormat, ExportOptions};
+/// let r = dedust::regex_rule("&{2,}", "&", "x").unwrap();
+/// let e = export(&[r], &Default::default(), ExportFormat::Nutch, &ExportOptions::default());
+/// assert!(e.text.contains("<pattern>&amp;{2,}</pattern>"));
+/// assert!(e.skipped.is_empty());
+/// ```
+pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &ExportOptions) -> Export {
+    let mut skipped = Vec::new();
+    let mut notes = Vec::new();
+    let passes = opts.passes.max(1);
+    let header = format!(
+        "Generated by dedust {} from {} rules. The rules expect URLs normalized by dedust's base layer \
+         (lower-case scheme and host, no default port, sorted query parameters{}).",
+        env!("CARGO_PKG_VERSION"),
+        rules.len(),
+        if base.keep_fragment { "" } else { ", no fragment" }
+    );
+    let (text, kept): (String, Vec<Rule>) = match format {
+        Format::Json => {
+            let f = crate::rulefile::RuleFile::new(rules.to_vec(), *base, None);
+            (f.to_json(), rules.to_vec())
+        }
+        Format::Nutch => {
+            let rs = regex_rules(rules, base, false, &mut skipped);
+            let mut t = String::from("<?xml version=\"1.0\"?>\n<!--\n  ");
+            t.push_str(&comment(&header));
+            t.push_str(&format!(
+                "\n  Apply with Nutch's urlnormalizer-regex; in nutch-site.xml set:\n{}-->\n<regex-normalize>\n",
+                comment(&nutch_site())
+            ));
+            for r in &rs {
+                t.push_str(&format!(
+                    "<!-- {} -->\n<regex>\n  <pattern>{}</pattern>\n  <substitution>{}</substitution>\n</regex>\n",
+                    comment(&describe(r.rule)),
+                    xml(&r.regex),
+                    xml(&r.replacement)
+                ));
+            }
+            t.push_str("</regex-normalize>\n");
+            notes.push(format!(
+                "set in nutch-site.xml (also in the file's header comment):\n{}",
+                nutch_site()
+            ));
+            (t, rs.iter().map(|r| r.rule.clone()).collect())
+        }
+        Format::StormCrawler => {
+            let rs = regex_rules(rules, base, false, &mut skipped);
+            let mut items = Vec::new();
+            for _ in 0..passes {
+                for r in &rs {
+                    items.push(format!(
+                        "          {{ \"pattern\": {}, \"substitution\": {} }}",
+                        json_str(&r.regex),
+                        json_str(&r.replacement)
+                    ));
+                }
+            }
+            let t = format!(
+                "{{\n  \"_comment\": {},\n  \"org.apache.stormcrawler.filtering.URLFilters\": [\n    {{\n      \"class\": \"org.apache.stormcrawler.filtering.regex.RegexURLNormalizer\",\n      \"name\": \"DedustRegexURLNormalizer\",\n      \"params\": {{\n        \"urlNormalizers\": [\n{}\n        ]\n      }}\n    }}\n  ]\n}}\n",
+                json_str(&format!(
+                    "{header} {} rules listed {passes} times: StormCrawler makes one pass, dedust passes to a fixed point.",
+                    rs.len()
+                )),
+                items.join(",\n")
+            );
+            notes.push(format!(
+                "merge the RegexURLNormalizer entry into your urlfilters.json (StormCrawler < 3.0: package com.digitalpebble.stormcrawler); the {} rules are listed {passes} times because StormCrawler applies the list once (--passes)",
+                rs.len()
+            ));
+            (t, rs.iter().map(|r| r.rule.clone()).collect())
+        }
+        Format::Heritrix => {
+            let rs = regex_rules(rules, base, true, &mut skipped);
+            let mut t = format!(
+                "<!-- {} {} rules listed {passes} times: Heritrix applies the list once, dedust passes to a fixed point.\n     Use as the canonicalizationPolicy of crawler-beans.cxml (or reference it from the candidate\n     processors); it replaces Heritrix's default canonicalization rules. -->\n<bean id=\"canonicalizationPolicy\" class=\"org.archive.modules.canonicalize.RulesCanonicalizationPolicy\">\n  <property name=\"rules\">\n    <list>\n",
+                comment(&header),
+                rs.len()
+            );
+            for pass in 0..passes {
+                for r in &rs {
+                    if pass == 0 {
+                        t.push_str(&format!("      <!-- {} -->\n", comment(&describe(r.rule))));
+                    }
+                    t.push_str(&format!(
+                        "      <bean class=\"org.archive.modules.canonicalize.RegexRule\">\n        <property name=\"regex\" value=\"{}\"/>\n        <property name=\"format\" value=\"{}\"/>\n      </bean>\n",
+                        xml(&r.regex),
+                        xml(&r.replacement)
+                    ));
+                }
+            }
+            t.push_str("    </list>\n  </property>\n</bean>\n");
+            (t, rs.iter().map(|r| r.rule.clone()).collect())
+        }
+        Format::RegexTsv => {
+            let rs = regex_rules(rules, base, false, &mut skipped);
+            let mut t = String::from("id\tmode\tregex\treplacement\tkind\tpattern\ttarget\n");
+            for r in &rs {
+                let kind = serde_json::to_value(r.rule.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let cells = [
+                    r.rule.id.as_str(),
+                    if r.whole { "whole" } else { "replace-all" },
+                    &r.regex,
+                    &r.replacement,
+                    &kind,
+                    &r.rule.pattern,
+                    &r.rule.target,
+                ];
+                t.push_str(&cells.map(|c| c.replace(['\t', '\n'], " ")).join("\t"));
+                t.push('\n');
+            }
+            (t, rs.iter().map(|r| r.rule.clone()).collect())
+        }
+        Format::Scrapy => {
+            let mut items = Vec::new();
+            let mut kept = Vec::new();
+            for r in rules {
+                let s = &r.source;
+                let plain_drop = r.kind == RuleKind::Drop
+                    && s.required.is_empty()
+                    && s.optional.len() == 1
+                    && s.path.is_none()
+                    && s.scheme.is_none()
+                    && s.rest;
+                if !plain_drop {
+                    skipped.push(Skipped {
+                        id: r.id.clone(),
+                        pattern: r.pattern.clone(),
+                        reason: "duplicate-url-discarder has no processor for it (only parameter removal without context: queryRemoval)".into(),
+                    });
+                    continue;
+                }
+                items.push(format!(
+                    "  {{\n    \"args\": [{}],\n    \"order\": {},\n    \"processor\": \"queryRemoval\",\n    \"urlPattern\": {{ \"include\": [{}] }}\n  }}",
+                    json_str(&s.optional[0]),
+                    100 + kept.len(),
+                    json_str(&s.host)
+                ));
+                kept.push(r.clone());
+            }
+            if !kept.is_empty() {
+                notes.push("scrapy: a url-matcher pattern `host` also matches the host's subdomains, which dedust's rules do not; parameter removal does not depend on the base layer's order".into());
+            }
+            (format!("[\n{}\n]\n", items.join(",\n")), kept)
+        }
+    };
+    Export {
+        text,
+        rules: kept,
+        skipped,
+        notes,
+    }
+}
+
+/// The nutch-site.xml properties an export needs.
+fn nutch_site() -> String {
+    format!(
+        "    <property><name>urlnormalizer.regex.file</name><value>regex-normalize.xml</value></property>\n    <property><name>urlnormalizer.loop.count</name><value>{MAX_ROUNDS}</value></property>\n    <property><name>plugin.includes</name><value>protocol-http|urlfilter-regex|parse-(html|tika)|index-(basic|anchor)|scoring-opic|urlnormalizer-(pass|regex)</value></property>\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learned() -> Vec<Rule> {
+        let mk = |id: &str, u: &[&str]| crate::rules::Cluster {
+            id: id.into(),
+            urls: u.iter().map(|s| s.to_string()).collect(),
+        };
+        let (rules, _) = crate::rules::learn_candidates(
+            &[
+                mk(
+                    "a",
+                    &["https://f.org/s.php?t=1", "https://f.org/s.php?mode=x&t=1"],
+                ),
+                mk(
+                    "b",
+                    &["https://f.org/s.php?t=2", "https://f.org/s.php?mode=y&t=2"],
+                ),
+                mk("c", &["http://www.f.org/a", "https://f.org/a"]),
+            ],
+            &Default::default(),
+            &|_| {},
+        );
+        rules
+    }
+
+    #[test]
+    fn every_format_holds_its_rules_or_says_why_not() {
+        let mut rules = learned();
+        rules.push(crate::import::regex_rule("#.*?(\\?|&|$)", "$1", "x").unwrap());
+        for (f, imported_kept) in [
+            (Format::Nutch, true),
+            (Format::StormCrawler, true),
+            (Format::RegexTsv, true),
+            (Format::Heritrix, false),
+            (Format::Json, true),
+        ] {
+            let e = export(&rules, &Default::default(), f, &ExportOptions { passes: 2 });
+            assert_eq!(
+                e.rules.len() + e.skipped.len(),
+                rules.len(),
+                "{f:?}: every rule is kept or skipped"
+            );
+            assert_eq!(
+                e.rules.iter().any(|r| r.kind == RuleKind::Regex),
+                imported_kept,
+                "{f:?}"
+            );
+            for s in &e.skipped {
+                assert!(!s.reason.is_empty());
+            }
+            assert!(!e.text.is_empty());
+        }
+        let h = export(
+            &rules,
+            &Default::default(),
+            Format::Heritrix,
+            &ExportOptions { passes: 3 },
+        );
+        assert_eq!(
+            h.text.matches("<bean class").count(),
+            3 * h.rules.len(),
+            "single-pass crawlers get the list once per pass"
+        );
+        let n = export(
+            &rules,
+            &Default::default(),
+            Format::Nutch,
+            &ExportOptions::default(),
+        );
+        assert_eq!(n.text.matches("<regex>").count(), n.rules.len());
+        assert!(n.text.contains("urlnormalizer.loop.count"));
+        // The XML reads back (ampersands escaped, comments well-formed) into the same regexes.
+        let back = crate::import::import_nutch(&n.text, "export.xml").unwrap();
+        assert_eq!(back.len(), n.rules.len());
+        for (b, r) in back.iter().zip(&n.rules) {
+            let want = match r.kind {
+                RuleKind::Regex => r.regex.clone(),
+                _ => regex_form(r).map(|x| x.0),
+            };
+            assert_eq!(b.regex, want);
+        }
+    }
+
+    #[test]
+    fn scrapy_takes_plain_parameter_drops_only() {
+        let e = export(
+            &learned(),
+            &Default::default(),
+            Format::Scrapy,
+            &ExportOptions::default(),
+        );
+        for r in &e.rules {
+            assert_eq!(r.kind, RuleKind::Drop);
+            assert!(r.source.required.is_empty());
+        }
+        let v: serde_json::Value = serde_json::from_str(&e.text).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), e.rules.len());
+    }
+
+    #[test]
+    fn stormcrawler_output_is_json() {
+        let e = export(
+            &learned(),
+            &Default::default(),
+            Format::StormCrawler,
+            &ExportOptions { passes: 2 },
+        );
+        let v: serde_json::Value = serde_json::from_str(&e.text).unwrap();
+        let list =
+            &v["org.apache.stormcrawler.filtering.URLFilters"][0]["params"]["urlNormalizers"];
+        assert_eq!(list.as_array().unwrap().len(), 2 * e.rules.len());
+    }
+}

@@ -1,0 +1,167 @@
+//! `dedust export`: every format is written, skips are explained, and the Nutch, StormCrawler
+//! and Heritrix exports run by the real Java regex engine (`tests/java/DedustHarness.java`, which
+//! applies them as those crawlers do) give byte for byte what `dedust normalize` gives, on every
+//! URL of the forum crawl, the 150k-link list and the demo set.
+
+mod common;
+use common::*;
+
+fn learn(t: &TempDir, input: &str, name: &str, extra: &[&str]) -> String {
+    let out = t.path(name);
+    let mut args = vec!["learn", input, "-q", "-o", &out];
+    args.extend_from_slice(extra);
+    let o = dedust(&args, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+#[test]
+fn java_engines_match_dedust_normalize_byte_for_byte() {
+    let (Some(forum), Some(links)) = (
+        shared("ubuntuforums/clusters.tsv"),
+        shared("urls/page-links.txt"),
+    ) else {
+        return;
+    };
+    let t = TempDir::new("export-java");
+    let Some(cp) = java_harness(&t) else {
+        return;
+    };
+    let demo = "datasets/demo/clusters.tsv";
+    // Rule sets: validated forum rules, every forum candidate (more kinds, some in conflict),
+    // and the shipped demo rules (aliases, path ↔ query moves, drops on many hosts).
+    let rule_sets = [
+        learn(&t, &forum, "forum.json", &[]),
+        learn(&t, &forum, "forum-all.json", &["--no-validate"]),
+        "rules/demo.json".to_string(),
+        learn(&t, demo, "demo-all.json", &["--no-validate"]),
+    ];
+    // Inputs: the URLs of both shared lists and the demo set, base-normalized by dedust.
+    let mut raw = String::new();
+    for f in [&forum, &demo.to_string()] {
+        for l in std::fs::read_to_string(f).unwrap().lines().skip(1) {
+            raw.push_str(l.split('\t').nth(1).unwrap_or(""));
+            raw.push('\n');
+        }
+    }
+    raw.push_str(&std::fs::read_to_string(&links).unwrap());
+    let o = dedust(&["normalize"], raw.as_bytes());
+    assert!(o.status.success());
+    let base = t.write("base.txt", &o.stdout);
+    let base_text = std::fs::read_to_string(&base).unwrap();
+    let lines = base_text.lines().count();
+    assert!(lines > 80_000, "{lines}");
+    let mut compared = 0;
+    for rules in &rule_sets {
+        for format in ["nutch", "stormcrawler", "heritrix"] {
+            let exp = t.path(&format!("export.{format}"));
+            let emitted = t.path("emitted.json");
+            let o = dedust(
+                &[
+                    "export",
+                    "--rules",
+                    rules,
+                    "--format",
+                    format,
+                    "-o",
+                    &exp,
+                    "--emitted",
+                    &emitted,
+                ],
+                b"",
+            );
+            assert!(o.status.success(), "{}", stderr(&o));
+            let want = dedust(&["normalize", "--no-base", "--rules", &emitted, &base], b"");
+            assert!(want.status.success());
+            let want = stdout(&want);
+            let got = match format {
+                "nutch" => java(&cp, &["nutch", &exp, "8"], base_text.as_bytes()),
+                _ => java(&cp, &[format, &exp], base_text.as_bytes()),
+            };
+            let changed = want
+                .lines()
+                .zip(base_text.lines())
+                .filter(|(a, b)| a != b)
+                .count();
+            assert!(
+                changed > 0,
+                "{rules} {format}: the rules change no URL, the test proves nothing"
+            );
+            for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+                assert_eq!(
+                    w,
+                    g,
+                    "{rules} as {format}, line {}: {}",
+                    i + 1,
+                    base_text.lines().nth(i).unwrap()
+                );
+            }
+            assert_eq!(want.lines().count(), got.lines().count());
+            eprintln!("{rules} as {format}: {lines} URLs, {changed} rewritten, Java = dedust");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 12);
+}
+
+#[test]
+fn every_format_is_written_and_skips_are_named() {
+    let t = TempDir::new("export-formats");
+    for (format, check) in [
+        ("nutch", "<regex-normalize>"),
+        ("stormcrawler", "RegexURLNormalizer"),
+        ("heritrix", "RulesCanonicalizationPolicy"),
+        ("scrapy", "["),
+        ("regex-tsv", "id\tmode\tregex"),
+        ("json", "\"dedust-rules\""),
+    ] {
+        let out = t.path(&format!("out.{format}"));
+        let o = dedust(
+            &[
+                "export",
+                "-r",
+                "rules/demo.json",
+                "--format",
+                format,
+                "-o",
+                &out,
+            ],
+            b"",
+        );
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains(check), "{format}: {text}");
+        let err = stderr(&o);
+        assert!(err.contains("rules exported"), "{err}");
+        // A skipped rule is named with its reason.
+        for l in err.lines().filter(|l| l.contains("skipped r")) {
+            assert!(l.contains("): "), "{l}");
+        }
+    }
+    // Scrapy takes only plain parameter drops, so most demo rules are skipped, by name.
+    let o = dedust(
+        &["export", "-r", "rules/demo.json", "--format", "scrapy"],
+        b"",
+    );
+    assert!(stderr(&o).contains("warning: skipped r"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v.is_array());
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let t = TempDir::new("export-bad");
+    let o = dedust(
+        &["export", "-r", "rules/demo.json", "--format", "squid"],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "unknown format is a usage error");
+    assert!(stderr(&o).contains("nutch, stormcrawler"), "{}", stderr(&o));
+    let broken = t.write(
+        "broken.json",
+        b"{\"format\": \"dedust-rules\", \"version\": 1, ",
+    );
+    let o = dedust(&["export", "-r", &broken, "--format", "nutch"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("broken.json"), "{}", stderr(&o));
+}
