@@ -96,6 +96,18 @@ pub enum Command {
     Export(ExportArgs),
     /// Read a crawler's rule file (Nutch regex-normalize.xml) into a dedust rule file.
     Import(ImportArgs),
+    /// Merge rule files learned on disjoint host shards into one (deterministic).
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Rule files (any order).
+    #[arg(required = true)]
+    pub rules: Vec<String>,
+    /// Write the merged rule file here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -327,6 +339,7 @@ pub fn run() -> i32 {
         Command::Report(a) => crate::cmd::report::run(a),
         Command::Export(a) => crate::cmd::export::run(a),
         Command::Import(a) => crate::cmd::import::run(a),
+        Command::Merge(a) => crate::cmd::merge::run(a),
     };
     match res {
         Ok(code) => code,

@@ -19,6 +19,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod input;
+pub mod merge;
 pub mod metrics;
 pub mod normalize;
 pub mod pipeline;
@@ -37,6 +38,7 @@ pub use error::{Error, Result};
 pub use export::{export, Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
+pub use merge::{merge, MergeReport};
 pub use metrics::{compare, mean, metrics, Comparison, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use pipeline::{

@@ -858,18 +858,25 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
         urls.insert(&o.from_url);
         urls.insert(&o.to_url);
     }
-    let mut examples: Vec<Vec<String>> = Vec::new();
-    for &cl in clusters.iter().take(3) {
-        let mut ex: Vec<String> = Vec::new();
-        for o in obs.iter().filter(|o| o.cluster == cl) {
-            for u in [&o.to_url, &o.from_url] {
+    // Examples: per cluster its canonical URL(s) then the other members, sorted, and the three
+    // smallest such lists, so that the choice does not depend on the input order.
+    let mut examples: Vec<Vec<String>> = clusters
+        .iter()
+        .map(|&cl| {
+            let of = || obs.iter().filter(move |o| o.cluster == cl);
+            let tos: BTreeSet<&String> = of().map(|o| &o.to_url).collect();
+            let froms: BTreeSet<&String> = of().map(|o| &o.from_url).collect();
+            let mut ex: Vec<String> = Vec::new();
+            for u in tos.into_iter().chain(froms) {
                 if !ex.contains(u) && ex.len() < 4 {
                     ex.push(u.clone());
                 }
             }
-        }
-        examples.push(ex);
-    }
+            ex
+        })
+        .collect();
+    examples.sort();
+    examples.truncate(3);
     let (kind, source, output) = match key {
         GroupKey::Alias { from, to } => (
             RuleKind::Alias,

@@ -275,7 +275,7 @@ pub fn specificity(r: &Rule) -> i64 {
 }
 
 /// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
-fn score(r: &Rule) -> i64 {
+pub(crate) fn score(r: &Rule) -> i64 {
     match r.support {
         Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
         None => r.urls as i64,

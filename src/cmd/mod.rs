@@ -4,6 +4,7 @@ pub mod evaluate;
 pub mod export;
 pub mod import;
 pub mod learn;
+pub mod merge;
 pub mod normalize;
 pub mod report;
 pub mod synth;

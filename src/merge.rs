@@ -1,0 +1,176 @@
+//! Merge: one rule file from rule files learned on disjoint shards of the hosts.
+//!
+//! In: [`RuleFile`]s (e.g. one per Spark partition), in any order. Out: one [`RuleFile`] and a
+//! [`MergeReport`]. Invariants: the result does not depend on the order of the inputs; when the
+//! shards hold whole connected groups of hosts (every cluster, and every host a cluster touches,
+//! in one shard), it is byte for byte the file `learn` writes from all the data at once, because
+//! learning and validation never look across such groups and the application order
+//! ([`crate::validate::order`]: specificity, score, id) is a total order. Rules that appear in
+//! several inputs are kept once; two different rules with the same matching side are a conflict:
+//! the better one (score, then id, as validation decides) is kept and the other reported.
+
+use crate::error::{Error, Result};
+use crate::rulefile::RuleFile;
+use crate::rules::Rule;
+use std::collections::BTreeMap;
+
+/// What [`merge`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MergeReport {
+    /// Rule files read.
+    pub files: usize,
+    /// Rules read in all.
+    pub rules_in: usize,
+    /// Identical rules found in more than one file (kept once).
+    pub duplicates: usize,
+    /// Conflicts: (kept id, dropped id, the matching side both had).
+    pub conflicts: Vec<(String, String, String)>,
+}
+
+/// Merge rule files (see the module docs). Files must share their base settings and validation
+/// thresholds; `names` label them in messages.
+///
+/// ```
+/// use dedust::{merge, RuleFile};
+/// let a = RuleFile::new(vec![], Default::default(), None);
+/// let (m, rep) = merge(&[a.clone(), a], &["a.json", "b.json"]).unwrap();
+/// assert!(m.rules.is_empty());
+/// assert_eq!(rep.files, 2);
+/// ```
+pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeReport)> {
+    let name = |i: usize| names.get(i).copied().unwrap_or("(input)").to_string();
+    let Some(first) = files.first() else {
+        return Err(Error::EmptyInput {
+            path: "(no rule files)".into(),
+            skipped: 0,
+        });
+    };
+    for (i, f) in files.iter().enumerate().skip(1) {
+        if f.base != first.base || f.validation != first.validation {
+            return Err(Error::RuleFile {
+                path: name(i),
+                message: format!(
+                    "learned with other base settings or thresholds than {} ({:?} {:?} vs {:?} {:?}); merge rule files learned the same way",
+                    name(0),
+                    f.base,
+                    f.validation,
+                    first.base,
+                    first.validation
+                ),
+            });
+        }
+    }
+    let mut rep = MergeReport {
+        files: files.len(),
+        ..Default::default()
+    };
+    // By id: identical rules collapse; the same id with other numbers keeps the better one.
+    let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
+    for f in files {
+        for r in &f.rules {
+            rep.rules_in += 1;
+            match by_id.get(&r.id) {
+                None => {
+                    by_id.insert(r.id.clone(), r.clone());
+                }
+                Some(old) if old == r => rep.duplicates += 1,
+                Some(old) => {
+                    let (keep, drop) = better(old, r);
+                    rep.conflicts
+                        .push((keep.id.clone(), drop.id.clone(), drop.pattern.clone()));
+                    let keep = keep.clone();
+                    by_id.insert(keep.id.clone(), keep);
+                }
+            }
+        }
+    }
+    // Same matching side, different rewriting: keep the better.
+    let mut by_source: BTreeMap<String, Rule> = BTreeMap::new();
+    for r in by_id.into_values() {
+        let key = serde_json::to_string(&(&r.kind, &r.source, &r.regex)).expect("serializes");
+        match by_source.remove(&key) {
+            None => {
+                by_source.insert(key, r);
+            }
+            Some(old) => {
+                let (keep, drop) = better(&old, &r);
+                rep.conflicts
+                    .push((keep.id.clone(), drop.id.clone(), drop.pattern.clone()));
+                by_source.insert(key, keep.clone());
+            }
+        }
+    }
+    let mut rules: Vec<Rule> = by_source.into_values().collect();
+    crate::validate::order(&mut rules);
+    Ok((RuleFile::new(rules, first.base, first.validation), rep))
+}
+
+/// (better, worse) by validation's score, then id.
+fn better<'a>(a: &'a Rule, b: &'a Rule) -> (&'a Rule, &'a Rule) {
+    let sa = crate::validate::score(a);
+    let sb = crate::validate::score(b);
+    if sa > sb || (sa == sb && a.id <= b.id) {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learned(urls: &[(&str, &[&str])]) -> RuleFile {
+        let clusters: Vec<crate::rules::Cluster> = urls
+            .iter()
+            .map(|(id, u)| crate::rules::Cluster {
+                id: id.to_string(),
+                urls: u.iter().map(|s| s.to_string()).collect(),
+            })
+            .collect();
+        let (rules, _) = crate::rules::learn_candidates(&clusters, &Default::default(), &|_| {});
+        RuleFile::new(rules, Default::default(), None)
+    }
+
+    #[test]
+    fn order_of_inputs_does_not_matter_and_duplicates_collapse() {
+        let a = learned(&[
+            ("1", &["http://www.a.org/x", "http://a.org/x"]),
+            ("2", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"]),
+        ]);
+        let b = learned(&[("3", &["https://b.org/q?ref=1", "https://b.org/q"])]);
+        let (ab, rep) = merge(&[a.clone(), b.clone(), a.clone()], &[]).unwrap();
+        let (ba, _) = merge(&[b.clone(), a.clone()], &[]).unwrap();
+        assert_eq!(ab.to_json(), ba.to_json());
+        assert_eq!(rep.duplicates, a.rules.len());
+        assert_eq!(ab.rules.len(), a.rules.len() + b.rules.len());
+        assert!(rep.conflicts.is_empty());
+    }
+
+    #[test]
+    fn conflicts_keep_the_better_rule_and_are_reported() {
+        let a = learned(&[("1", &["http://www.a.org/x", "http://a.org/x"])]);
+        let mut worse = a.clone();
+        for r in &mut worse.rules {
+            r.id.push('z');
+            r.output.host = Some("elsewhere.org".into());
+            r.support = Some(1);
+            r.fp = Some(1);
+        }
+        let (m, rep) = merge(&[worse, a.clone()], &[]).unwrap();
+        assert_eq!(m.rules, a.rules);
+        assert_eq!(rep.conflicts.len(), a.rules.len());
+    }
+
+    #[test]
+    fn different_settings_are_refused() {
+        let a = RuleFile::new(vec![], Default::default(), None);
+        let mut b = a.clone();
+        b.base.keep_fragment = true;
+        let e = merge(&[a, b], &["a.json", "b.json"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("b.json"), "{e}");
+        assert!(merge(&[], &[]).is_err());
+    }
+}
