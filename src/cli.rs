@@ -98,6 +98,79 @@ pub enum Command {
     Import(ImportArgs),
     /// Merge rule files learned on disjoint host shards into one (deterministic).
     Merge(MergeArgs),
+    /// Check by page content that each rule's merges are real duplicates; optionally prune.
+    Verify(VerifyArgs),
+    /// Build duplicate clusters from crawled pages by content (the format `learn` reads).
+    Cluster(ClusterArgs),
+}
+
+/// Content-similarity flags shared by `verify` and `cluster`.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct SimFlags {
+    /// Similarity measure: tdw (cosine of tag-weighted terms), simscore, spearman.
+    #[arg(long, default_value = "tdw")]
+    pub measure: dedust::similarity::Measure,
+    /// Threshold t in (0, 1] (default: 0.9 tdw, 0.95 simscore, 0.9 spearman); for tdw the
+    /// Jaccard of the term sets must reach t and the angle be at most 180·(1 − t) degrees.
+    #[arg(long)]
+    pub threshold: Option<f64>,
+    /// Only pages whose sentence counts differ by less than this can be duplicates.
+    #[arg(long)]
+    pub max_sentence_diff: Option<usize>,
+}
+
+impl SimFlags {
+    pub fn options(&self) -> Result<dedust::similarity::SimOptions, String> {
+        let t = self
+            .threshold
+            .unwrap_or_else(|| self.measure.default_threshold());
+        if !(t > 0.0 && t <= 1.0) {
+            return Err(format!("--threshold must be in (0, 1], got {t}"));
+        }
+        Ok(dedust::similarity::SimOptions {
+            measure: self.measure,
+            threshold: t,
+            max_sentence_diff: self.max_sentence_diff,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Rule file(s).
+    #[arg(long = "rules", short = 'r', required = true)]
+    pub rules: Vec<String>,
+    /// Pages: JSONL(.gz) of {url, html}, a directory of .html files with urls.tsv, or WARC(.gz).
+    #[arg(long)]
+    pub pages: String,
+    #[command(flatten)]
+    pub sim: SimFlags,
+    #[command(flatten)]
+    pub base: BaseFlags,
+    /// Write the rule file without the rules whose refuted share exceeds --max-refuted (needs -o).
+    #[arg(long, requires = "output")]
+    pub prune: bool,
+    /// Highest share of refuted pairs a rule may have to survive --prune.
+    #[arg(long, default_value_t = 0.1)]
+    pub max_refuted: f64,
+    /// Where --prune writes the rule file.
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ClusterArgs {
+    /// Pages: JSONL(.gz) of {url, html}, a directory of .html files with urls.tsv, or WARC(.gz).
+    #[arg(long)]
+    pub pages: String,
+    #[command(flatten)]
+    pub sim: SimFlags,
+    /// Write `cluster<TAB>url` here (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -340,6 +413,8 @@ pub fn run() -> i32 {
         Command::Export(a) => crate::cmd::export::run(a),
         Command::Import(a) => crate::cmd::import::run(a),
         Command::Merge(a) => crate::cmd::merge::run(a),
+        Command::Verify(a) => crate::cmd::verify::run(a),
+        Command::Cluster(a) => crate::cmd::cluster::run(a),
     };
     match res {
         Ok(code) => code,

@@ -14,6 +14,7 @@
 
 pub mod align;
 pub mod base;
+pub mod cluster;
 pub mod consensus;
 pub mod error;
 pub mod export;
@@ -22,14 +23,18 @@ pub mod input;
 pub mod merge;
 pub mod metrics;
 pub mod normalize;
+pub mod pages;
 pub mod pipeline;
 pub mod render;
 pub mod report;
 pub mod rulefile;
 pub mod rules;
+pub mod similarity;
 pub mod synth;
+pub mod tdw;
 pub mod tokenize;
 pub mod validate;
+pub mod verify;
 
 pub use align::{align, AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};

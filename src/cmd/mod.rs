@@ -1,5 +1,6 @@
 //! One module per subcommand; each turns parsed flags into a library call and prints.
 
+pub mod cluster;
 pub mod evaluate;
 pub mod export;
 pub mod import;
@@ -9,6 +10,7 @@ pub mod normalize;
 pub mod report;
 pub mod synth;
 pub mod validate;
+pub mod verify;
 
 /// Write text to `-o FILE` or stdout.
 pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
@@ -94,4 +96,20 @@ pub fn clusters_tsv(clusters: &[dedust::Cluster]) -> String {
         }
     }
     tsv
+}
+
+/// Read pages, with the skip summary on stderr.
+pub fn read_pages(path: &str) -> anyhow::Result<Vec<dedust::pages::Page>> {
+    let (pages, rep) = dedust::pages::read_pages(path)?;
+    if rep.skipped > 0 {
+        eprintln!(
+            "{path}: skipped {} records ({})",
+            rep.skipped,
+            rep.first_bad.join("; ")
+        );
+    }
+    if pages.is_empty() {
+        anyhow::bail!("{path}: no pages with HTML");
+    }
+    Ok(pages)
 }

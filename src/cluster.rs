@@ -1,0 +1,154 @@
+//! Cluster: duplicate clusters from page content, and agreement with other clusterings.
+//!
+//! In: [`Page`]s. Out: [`Cluster`]s — connected components of the similarity join
+//! ([`crate::similarity::similar_pairs`]) — in the form `learn` reads (every page's URL appears,
+//! singletons included, so validation sees the pages that have no duplicate). Invariants: the
+//! output is deterministic (components named by their smallest URL, sorted); a URL captured
+//! several times belongs to one cluster (captures of one URL are joined).
+//!
+//! # Complexity
+//! Feature extraction O(total HTML) in parallel; the join as in [`crate::similarity::ppjoin`];
+//! components by union-find in O(pairs · α(n)).
+
+use crate::pages::Page;
+use crate::rules::Cluster;
+use crate::similarity::{similar_pairs, JoinStats, SimOptions};
+use crate::tdw::{features, Features, Weights};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Union-find with path halving.
+struct Dsu(Vec<usize>);
+
+impl Dsu {
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.0[a.max(b)] = a.min(b);
+        }
+    }
+}
+
+/// Features of every page, in parallel.
+pub fn page_features(pages: &[Page], w: &Weights) -> Vec<Features> {
+    pages
+        .par_iter()
+        .map(|p| features(&p.url, &p.html, w))
+        .collect()
+}
+
+/// Duplicate clusters of `pages` (see the module docs), with the join's work counts.
+///
+/// ```
+/// use dedust::{pages::Page, cluster::cluster_pages};
+/// let page = |u: &str, body: &str| Page { url: u.into(), html: format!("<p>{body}</p>"), origin: String::new() };
+/// let pages = vec![
+///     page("http://a.org/1", "zebras graze on the wide savanna at dawn"),
+///     page("http://a.org/1?s=9", "zebras graze on the wide savanna at dawn"),
+///     page("http://a.org/2", "quantum computers factor large numbers quickly"),
+/// ];
+/// let (clusters, _) = cluster_pages(&pages, &Default::default(), &Default::default());
+/// assert_eq!(clusters.len(), 2);
+/// assert_eq!(clusters[0].urls, vec!["http://a.org/1", "http://a.org/1?s=9"]);
+/// ```
+pub fn cluster_pages(pages: &[Page], o: &SimOptions, w: &Weights) -> (Vec<Cluster>, JoinStats) {
+    clusters_from_features(pages, &page_features(pages, w), o)
+}
+
+/// [`cluster_pages`] with the features already extracted (`feats[i]` belongs to `pages[i]`).
+pub fn clusters_from_features(
+    pages: &[Page],
+    feats: &[Features],
+    o: &SimOptions,
+) -> (Vec<Cluster>, JoinStats) {
+    let (pairs, stats) = similar_pairs(feats, o);
+    let mut dsu = Dsu((0..pages.len()).collect());
+    for (i, j, _) in &pairs {
+        dsu.union(*i, *j);
+    }
+    // Captures of one URL belong together.
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (i, p) in pages.iter().enumerate() {
+        match first.get(p.url.as_str()) {
+            Some(&k) => dsu.union(i, k),
+            None => {
+                first.insert(&p.url, i);
+            }
+        }
+    }
+    let mut comps: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (i, p) in pages.iter().enumerate() {
+        comps.entry(dsu.find(i)).or_default().push(p.url.clone());
+    }
+    let mut clusters: Vec<Cluster> = comps
+        .into_values()
+        .map(|mut urls| {
+            urls.sort();
+            urls.dedup();
+            Cluster {
+                id: String::new(),
+                urls,
+            }
+        })
+        .collect();
+    clusters.sort_by(|a, b| a.urls.cmp(&b.urls));
+    for (k, c) in clusters.iter_mut().enumerate() {
+        c.id = format!("c{k}");
+    }
+    (clusters, stats)
+}
+
+/// Pairwise agreement of `pred` with `truth` over the URLs both contain: (precision, recall) of
+/// the URL pairs put together (1.0 when there is nothing to get wrong).
+///
+/// ```
+/// use dedust::{cluster::pair_agreement, Cluster};
+/// let c = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let truth = vec![c("t1", &["a", "b", "c"]), c("t2", &["d"])];
+/// let pred = vec![c("p1", &["a", "b"]), c("p2", &["c", "d"])];
+/// // pred pairs: ab (right), cd (wrong); truth pairs: ab ac bc.
+/// assert_eq!(pair_agreement(&pred, &truth), (0.5, 1.0 / 3.0));
+/// ```
+pub fn pair_agreement(pred: &[Cluster], truth: &[Cluster]) -> (f64, f64) {
+    let label = |cs: &[Cluster]| -> HashMap<String, usize> {
+        let mut m = HashMap::new();
+        for (k, c) in cs.iter().enumerate() {
+            for u in &c.urls {
+                m.insert(u.clone(), k);
+            }
+        }
+        m
+    };
+    let (lp, lt) = (label(pred), label(truth));
+    let common: HashSet<&String> = lp.keys().filter(|u| lt.contains_key(*u)).collect();
+    let groups = |l: &HashMap<String, usize>| -> HashMap<usize, Vec<&String>> {
+        let mut g: HashMap<usize, Vec<&String>> = HashMap::new();
+        for u in &common {
+            g.entry(l[*u]).or_default().push(u);
+        }
+        g
+    };
+    let pairs = |g: &HashMap<usize, Vec<&String>>| -> usize {
+        g.values()
+            .map(|v| v.len() * (v.len().saturating_sub(1)) / 2)
+            .sum()
+    };
+    let (gp, gt) = (groups(&lp), groups(&lt));
+    let (np, nt) = (pairs(&gp), pairs(&gt));
+    // Pairs together in both: for each (pred, truth) label combination, C(n, 2).
+    let mut both: HashMap<(usize, usize), usize> = HashMap::new();
+    for u in &common {
+        *both.entry((lp[*u], lt[*u])).or_insert(0) += 1;
+    }
+    let tp: usize = both.values().map(|n| n * n.saturating_sub(1) / 2).sum();
+    let p = if np == 0 { 1.0 } else { tp as f64 / np as f64 };
+    let r = if nt == 0 { 1.0 } else { tp as f64 / nt as f64 };
+    (p, r)
+}

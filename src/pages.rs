@@ -1,0 +1,445 @@
+//! Pages: read crawled pages (URL + HTML) for the content verifier.
+//!
+//! In: a path. Out: [`Page`]s in file order and a [`PagesReport`] of what was skipped. Sources:
+//! * JSONL, optionally gzip'd: one object per line with `url` and `html` (other keys ignored);
+//! * a directory of `.html` / `.html.gz` files plus a URL map: `urls.tsv` (`file<TAB>url`) or
+//!   `ground-truth.json` (`{"<file id>": {"url": …}}` or `{"<file id>": "<url>"}`) in it;
+//! * WARC or WARC.gz files (or a directory of them): `response` records with an HTML payload
+//!   (HTTP headers parsed, chunked transfer and gzip/deflate content encoding undone) and
+//!   `revisit` records, whose payload is that of the response with the same
+//!   `WARC-Payload-Digest` read before (in the same file or an earlier one of the same call).
+//!
+//! Invariants: bad records (invalid JSON, missing fields, truncated WARC records) are counted
+//! and skipped with their line or record number, never fatal; bytes that are not UTF-8 are
+//! replaced.
+
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+/// One captured page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// Its URL.
+    pub url: String,
+    /// Its HTML.
+    pub html: String,
+    /// Where it came from (`file:line` or `file#record`).
+    pub origin: String,
+}
+
+/// What reading skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PagesReport {
+    /// Records skipped.
+    pub skipped: usize,
+    /// The first few reasons (`origin: why`).
+    pub first_bad: Vec<String>,
+}
+
+impl PagesReport {
+    fn skip(&mut self, why: String) {
+        self.skipped += 1;
+        if self.first_bad.len() < 5 {
+            self.first_bad.push(why);
+        }
+    }
+}
+
+/// Read pages from a JSONL(.gz) file, a directory of HTML files with a URL map, or WARC(.gz)
+/// files (a file or a directory of them); see the module docs.
+pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
+    let p = Path::new(path);
+    let mut rep = PagesReport::default();
+    let io = |e| Error::Io {
+        path: path.to_string(),
+        source: e,
+    };
+    if p.is_dir() {
+        let mut entries: Vec<String> = std::fs::read_dir(p)
+            .map_err(io)?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        let warcs: Vec<&String> = entries
+            .iter()
+            .filter(|e| e.ends_with(".warc") || e.ends_with(".warc.gz"))
+            .collect();
+        if !warcs.is_empty() {
+            let mut pages = Vec::new();
+            let mut digests = HashMap::new();
+            for w in warcs {
+                read_warc(w, &mut pages, &mut digests, &mut rep)?;
+            }
+            return Ok((pages, rep));
+        }
+        return read_dir_pages(p, &mut rep).map(|pages| (pages, rep));
+    }
+    if path.ends_with(".warc") || path.ends_with(".warc.gz") {
+        let mut pages = Vec::new();
+        read_warc(path, &mut pages, &mut HashMap::new(), &mut rep)?;
+        return Ok((pages, rep));
+    }
+    let r = crate::input::open(path)?;
+    let mut pages = Vec::new();
+    for (i, line) in r.split(b'\n').enumerate() {
+        let line = line.map_err(io)?;
+        let text = String::from_utf8_lossy(&line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let origin = format!("{path}:{}", i + 1);
+        match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) => match (
+                v.get("url").and_then(|x| x.as_str()),
+                v.get("html").and_then(|x| x.as_str()),
+            ) {
+                (Some(u), Some(h)) => pages.push(Page {
+                    url: u.to_string(),
+                    html: h.to_string(),
+                    origin,
+                }),
+                _ => rep.skip(format!("{origin}: no \"url\" and \"html\" strings")),
+            },
+            Err(e) => rep.skip(format!("{origin}: not JSON ({e})")),
+        }
+    }
+    Ok((pages, rep))
+}
+
+fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
+    let d = dir.display().to_string();
+    // The URL map.
+    let mut map: Vec<(String, String)> = Vec::new();
+    let tsv = dir.join("urls.tsv");
+    let json = dir.join("ground-truth.json");
+    if tsv.exists() {
+        let text = std::fs::read_to_string(&tsv).map_err(|e| Error::Io {
+            path: tsv.display().to_string(),
+            source: e,
+        })?;
+        for (i, l) in text.lines().enumerate() {
+            match l.split_once('\t') {
+                Some((f, u)) if !f.is_empty() && !u.is_empty() => map.push((f.into(), u.into())),
+                _ => rep.skip(format!("{}:{}: not file<TAB>url", tsv.display(), i + 1)),
+            }
+        }
+    } else if json.exists() {
+        let text = std::fs::read_to_string(&json).map_err(|e| Error::Io {
+            path: json.display().to_string(),
+            source: e,
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| Error::Format {
+            path: json.display().to_string(),
+            line: e.line(),
+            message: e.to_string(),
+        })?;
+        for (k, v) in v.as_object().into_iter().flatten() {
+            let url = v.as_str().or_else(|| v.get("url").and_then(|u| u.as_str()));
+            match url {
+                Some(u) => map.push((k.clone(), u.to_string())),
+                None => rep.skip(format!("{}: entry {k} has no url", json.display())),
+            }
+        }
+    } else {
+        return Err(Error::Format {
+            path: d,
+            line: 0,
+            message: "a page directory needs urls.tsv (file<TAB>url) or ground-truth.json".into(),
+        });
+    }
+    map.sort();
+    let mut pages = Vec::new();
+    for (file, url) in map {
+        let candidates = [
+            dir.join(&file),
+            dir.join(format!("{file}.html")),
+            dir.join(format!("{file}.html.gz")),
+            dir.join("html").join(format!("{file}.html")),
+            dir.join("html").join(format!("{file}.html.gz")),
+        ];
+        let Some(found) = candidates.iter().find(|c| c.is_file()) else {
+            rep.skip(format!("{d}: no HTML file for {file}"));
+            continue;
+        };
+        let fp = found.display().to_string();
+        let mut bytes = Vec::new();
+        crate::input::open(&fp)?
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::Io {
+                path: fp.clone(),
+                source: e,
+            })?;
+        pages.push(Page {
+            url,
+            html: String::from_utf8_lossy(&bytes).into_owned(),
+            origin: fp,
+        });
+    }
+    Ok(pages)
+}
+
+/// Read a line ending in `\n` (CR stripped); `None` at end of input.
+fn read_line(r: &mut dyn BufRead) -> std::io::Result<Option<String>> {
+    let mut buf = Vec::new();
+    if r.read_until(b'\n', &mut buf)? == 0 {
+        return Ok(None);
+    }
+    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        buf.pop();
+    }
+    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+}
+
+fn header<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    h.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Split an HTTP response into (headers, body); `None` when it is not one.
+/// HTTP header fields, in order.
+type Headers = Vec<(String, String)>;
+
+fn http_split(block: &[u8]) -> Option<(Headers, &[u8])> {
+    let end = block
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|p| (p, p + 4))
+        .or_else(|| {
+            block
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|p| (p, p + 2))
+        })?;
+    let head = String::from_utf8_lossy(&block[..end.0]);
+    let mut lines = head.lines();
+    if !lines.next()?.starts_with("HTTP/") {
+        return None;
+    }
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Some((headers, &block[end.1..]))
+}
+
+/// Undo chunked transfer coding (best effort: stops at a malformed chunk).
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(nl) = b.iter().position(|&c| c == b'\n') {
+        let size_text = String::from_utf8_lossy(&b[..nl]);
+        let size_text = size_text.trim().split(';').next().unwrap_or("").to_string();
+        let Ok(n) = usize::from_str_radix(&size_text, 16) else {
+            break;
+        };
+        b = &b[nl + 1..];
+        if n == 0 || n > b.len() {
+            if n > b.len() {
+                out.extend_from_slice(b);
+            }
+            break;
+        }
+        out.extend_from_slice(&b[..n]);
+        b = &b[n..];
+        while b.first().is_some_and(|c| *c == b'\r' || *c == b'\n') {
+            b = &b[1..];
+        }
+    }
+    out
+}
+
+fn decode_body(headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
+    let mut data = if header(headers, "Transfer-Encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+    {
+        dechunk(body)
+    } else {
+        body.to_vec()
+    };
+    match header(headers, "Content-Encoding").map(|v| v.to_ascii_lowercase()) {
+        Some(e) if e.contains("gzip") => {
+            let mut out = Vec::new();
+            if flate2::read::MultiGzDecoder::new(&data[..])
+                .read_to_end(&mut out)
+                .is_ok()
+            {
+                data = out;
+            }
+        }
+        Some(e) if e.contains("deflate") => {
+            let mut out = Vec::new();
+            if flate2::read::ZlibDecoder::new(&data[..])
+                .read_to_end(&mut out)
+                .is_ok()
+            {
+                data = out;
+            }
+        }
+        _ => {}
+    }
+    data
+}
+
+fn read_warc(
+    path: &str,
+    pages: &mut Vec<Page>,
+    digests: &mut HashMap<String, String>,
+    rep: &mut PagesReport,
+) -> Result<()> {
+    let io = |e| Error::Io {
+        path: path.to_string(),
+        source: e,
+    };
+    let mut r = crate::input::open(path)?;
+    let mut record = 0usize;
+    loop {
+        // Skip blank lines between records, then the version line.
+        let version = loop {
+            match read_line(&mut r).map_err(io)? {
+                None => return Ok(()),
+                Some(l) if l.trim().is_empty() => continue,
+                Some(l) => break l,
+            }
+        };
+        record += 1;
+        let origin = format!("{path}#{record}");
+        if !version.starts_with("WARC/") {
+            rep.skip(format!(
+                "{origin}: expected a WARC/ version line, got {version:?}; stopped"
+            ));
+            return Ok(());
+        }
+        let mut h: Vec<(String, String)> = Vec::new();
+        loop {
+            match read_line(&mut r).map_err(io)? {
+                None => {
+                    rep.skip(format!("{origin}: truncated headers"));
+                    return Ok(());
+                }
+                Some(l) if l.is_empty() => break,
+                Some(l) => {
+                    if let Some((k, v)) = l.split_once(':') {
+                        h.push((k.trim().to_string(), v.trim().to_string()));
+                    }
+                }
+            }
+        }
+        let len: usize = header(&h, "Content-Length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut block = vec![0u8; len];
+        if let Err(e) = r.read_exact(&mut block) {
+            rep.skip(format!("{origin}: truncated block ({e})"));
+            return Ok(());
+        }
+        let kind = header(&h, "WARC-Type").unwrap_or("").to_string();
+        let url = header(&h, "WARC-Target-URI")
+            .unwrap_or("")
+            .trim_matches(['<', '>'])
+            .to_string();
+        let digest = header(&h, "WARC-Payload-Digest").map(str::to_string);
+        match kind.as_str() {
+            "response" => {
+                let Some((hh, body)) = http_split(&block) else {
+                    continue;
+                };
+                let ct = header(&hh, "Content-Type")
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                if !ct.contains("html") {
+                    continue;
+                }
+                let html = String::from_utf8_lossy(&decode_body(&hh, body)).into_owned();
+                if let Some(d) = digest {
+                    digests.insert(d, html.clone());
+                }
+                pages.push(Page { url, html, origin });
+            }
+            "revisit" => {
+                let ct = http_split(&block)
+                    .and_then(|(hh, _)| header(&hh, "Content-Type").map(|v| v.to_ascii_lowercase()))
+                    .unwrap_or_default();
+                if !ct.contains("html") {
+                    continue;
+                }
+                match digest.and_then(|d| digests.get(&d)) {
+                    Some(html) => pages.push(Page {
+                        url,
+                        html: html.clone(),
+                        origin,
+                    }),
+                    None => rep.skip(format!("{origin}: revisit of a payload not read before")),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warc_records_table() {
+        let t = std::env::temp_dir().join(format!("dedust-warc-{}", std::process::id()));
+        std::fs::create_dir_all(&t).unwrap();
+        let rec = |kind: &str, url: &str, digest: &str, block: &str| {
+            format!(
+                "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {url}\r\nWARC-Payload-Digest: {digest}\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+                block.len()
+            )
+        };
+        let chunked = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n<p>hi\r\n6\r\nthere<\r\n3\r\n/p>\r\n0\r\n\r\n";
+        let text = [
+            rec("warcinfo", "", "", "software: x\r\n"),
+            rec(
+                "response",
+                "http://a.org/",
+                "sha1:A",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>one</p>",
+            ),
+            rec(
+                "response",
+                "http://a.org/x.css",
+                "sha1:C",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\n\r\np{}",
+            ),
+            rec(
+                "revisit",
+                "http://a.org/",
+                "sha1:A",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            ),
+            rec(
+                "revisit",
+                "http://a.org/gone",
+                "sha1:Z",
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            ),
+            rec("response", "http://a.org/c", "sha1:B", chunked),
+            "WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 999\r\n\r\nshort".to_string(),
+        ]
+        .concat();
+        let p = t.join("x.warc");
+        std::fs::write(&p, text).unwrap();
+        let (pages, rep) = read_pages(p.to_str().unwrap()).unwrap();
+        let got: Vec<(&str, &str)> = pages
+            .iter()
+            .map(|p| (p.url.as_str(), p.html.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("http://a.org/", "<p>one</p>"),
+                ("http://a.org/", "<p>one</p>"),
+                ("http://a.org/c", "<p>hithere</p>"),
+            ]
+        );
+        assert_eq!(rep.skipped, 2, "{rep:?}");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+}
