@@ -307,6 +307,37 @@ pub fn ppjoin(
     t: f64,
     ts: Option<usize>,
 ) -> (Vec<(usize, usize)>, JoinStats) {
+    ppjoin_with(records, sentences, t, ts, Filters::ALL)
+}
+
+/// Which filters [`ppjoin_with`] applies (each one alone must not change the result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filters {
+    /// Size filter |s| ≥ t·|r|.
+    pub size: bool,
+    /// Probe and index only the prefix (otherwise every term).
+    pub prefix: bool,
+    /// Positional filter.
+    pub positional: bool,
+}
+
+impl Filters {
+    /// All filters on.
+    pub const ALL: Filters = Filters {
+        size: true,
+        prefix: true,
+        positional: true,
+    };
+}
+
+/// [`ppjoin`] with a choice of filters (for tests and measurements).
+pub fn ppjoin_with(
+    records: &[Vec<u32>],
+    sentences: &[usize],
+    t: f64,
+    ts: Option<usize>,
+    filters: Filters,
+) -> (Vec<(usize, usize)>, JoinStats) {
     assert!(t > 0.0 && t <= 1.0, "threshold must be in (0, 1]");
     let mut order: Vec<usize> = (0..records.len())
         .filter(|&i| !records[i].is_empty())
@@ -324,8 +355,16 @@ pub fn ppjoin(
     for &x in &order {
         let rx = &records[x];
         let lx = rx.len();
-        let prefix = (lx + 1 - ceil(t * lx as f64)).min(lx);
-        let min_size = t * lx as f64 - 1e-9;
+        let prefix = if filters.prefix {
+            (lx + 1 - ceil(t * lx as f64)).min(lx)
+        } else {
+            lx
+        };
+        let min_size = if filters.size {
+            t * lx as f64 - 1e-9
+        } else {
+            0.0
+        };
         for (i, w) in rx.iter().take(prefix).enumerate() {
             let Some(list) = index.get(w) else { continue };
             for &(y, j) in list {
@@ -339,7 +378,7 @@ pub fn ppjoin(
                 }
                 let alpha = ceil(t / (1.0 + t) * (lx + ly) as f64) as i64;
                 let ubound = 1 + (lx - i - 1).min(ly - j - 1) as i64;
-                if acc[y] + ubound >= alpha {
+                if !filters.positional || acc[y] + ubound >= alpha {
                     acc[y] += 1;
                 } else {
                     acc[y] = PRUNED;
@@ -631,6 +670,27 @@ mod tests {
             assert_eq!(fast, slow, "seed {seed} t {t}");
             assert!(!slow.is_empty(), "seed {seed}: the case proves nothing");
             assert!(stats.verified <= 300 * 299 / 2);
+        }
+    }
+
+    #[test]
+    fn each_filter_alone_is_exact() {
+        let (r, s) = random_records(200, 40, 9);
+        for t in [0.4, 0.7, 0.9] {
+            let want = brute_force(&r, &s, t, Some(3));
+            let mut work = Vec::new();
+            for bits in 0..8u8 {
+                let f = Filters {
+                    size: bits & 1 != 0,
+                    prefix: bits & 2 != 0,
+                    positional: bits & 4 != 0,
+                };
+                let (got, st) = ppjoin_with(&r, &s, t, Some(3), f);
+                assert_eq!(got, want, "{f:?} t {t}");
+                work.push(st.verified);
+            }
+            // All filters on verify no more pairs than none at all.
+            assert!(work[7] <= work[0], "t {t}: {work:?}");
         }
     }
 
