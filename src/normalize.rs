@@ -64,8 +64,9 @@ pub struct Normalizer {
     base: Option<BaseOptions>,
 }
 
-/// The rules of one host: those whose first path segment is a literal, by that literal, and the
-/// others. Both lists are in rule order.
+/// The rules of one host: by literal first path segment, the rules with that literal merged with
+/// the host's other rules (so a lookup gives one ready list); and the other rules alone. All lists
+/// are in rule order.
 #[derive(Debug, Clone, Default)]
 struct HostRules {
     by_first: FnvMap<String, Vec<usize>>,
@@ -143,6 +144,12 @@ impl Normalizer {
                 None => h.any.push(i),
             }
         }
+        for h in by_host.values_mut() {
+            for list in h.by_first.values_mut() {
+                list.extend_from_slice(&h.any);
+                list.sort_unstable();
+            }
+        }
         Normalizer {
             rules,
             by_host,
@@ -194,30 +201,39 @@ impl Normalizer {
     /// Indices of the rules that may match `url`, in rule order.
     ///
     /// # Complexity
-    /// One hash lookup for the host and one for the first path segment, then a merge of three
-    /// short sorted lists: independent of the total number of rules.
+    /// One hash lookup for the host and one for the first path segment give one precomputed
+    /// list, merged with the imported (any-host) rules: independent of the total number of rules.
     fn candidates<'a>(
         &'a self,
         p: Option<crate::tokenize::UrlParts<'_>>,
     ) -> impl Iterator<Item = usize> + 'a {
         let found = p.and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
-        let (a, b): (&[usize], &[usize]) = match found {
-            Some((path, h)) => (
-                h.by_first
-                    .get(first_segment(path))
-                    .map_or(&[], |v| v.as_slice()),
-                h.any.as_slice(),
-            ),
-            None => (&[], &[]),
+        let a: &[usize] = match found {
+            Some((path, h)) => h
+                .by_first
+                .get(first_segment(path))
+                .map_or(h.any.as_slice(), |v| v.as_slice()),
+            None => &[],
         };
-        let lists = [a, b, self.global.as_slice()];
-        let mut at = [0usize; 3];
+        let b = self.global.as_slice();
+        let (mut i, mut j) = (0, 0);
         std::iter::from_fn(move || {
-            let k = (0..3)
-                .filter(|&k| at[k] < lists[k].len())
-                .min_by_key(|&k| lists[k][at[k]])?;
-            at[k] += 1;
-            Some(lists[k][at[k] - 1])
+            let next = match (a.get(i), b.get(j)) {
+                (Some(&x), Some(&y)) if x < y => {
+                    i += 1;
+                    x
+                }
+                (_, Some(&y)) => {
+                    j += 1;
+                    y
+                }
+                (Some(&x), None) => {
+                    i += 1;
+                    x
+                }
+                (None, None) => return None,
+            };
+            Some(next)
         })
     }
 

@@ -52,8 +52,24 @@ struct Piece {
     stats: Stats,
 }
 
-fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool) -> Piece {
-    let mut out = Vec::with_capacity(data.len() + data.len() / 8);
+/// Buffers written out come back here to be filled again (no page faults on fresh memory for
+/// every block).
+type Pool = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+
+fn take(pool: &Pool, cap: usize) -> Vec<u8> {
+    let mut v = pool
+        .lock()
+        .map(|mut p| p.pop())
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    v.clear();
+    v.reserve(cap);
+    v
+}
+
+fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool) -> Piece {
+    let mut out = take(pool, data.len() + data.len() / 8);
     let mut lines = Vec::new();
     let mut st = Stats::default();
     let mut buf = String::with_capacity(256);
@@ -140,10 +156,11 @@ fn read_blocks(
     mut r: impl Read,
     input: &str,
     tx: std::sync::mpsc::SyncSender<anyhow::Result<Vec<u8>>>,
+    pool: Pool,
 ) {
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        let mut block: Vec<u8> = Vec::with_capacity(BLOCK + carry.len() + 4096);
+        let mut block = take(&pool, BLOCK + carry.len() + 4096);
         block.append(&mut carry);
         let want = BLOCK.saturating_sub(block.len()).max(1 << 16);
         let start = block.len();
@@ -206,14 +223,27 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     let (rtx, rrx) = std::sync::mpsc::sync_channel::<anyhow::Result<Vec<u8>>>(2);
     let (wtx, wrx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
     let name = input.clone();
-    let reader = std::thread::spawn(move || read_blocks(r, &name, rtx));
-    let writer = std::thread::spawn(move || -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-        for chunk in wrx {
-            out.write_all(&chunk)?;
-        }
-        out.flush()
-    });
+    let blocks: Pool = Default::default();
+    let outs: Pool = Default::default();
+    let reader = {
+        let blocks = blocks.clone();
+        std::thread::spawn(move || read_blocks(r, &name, rtx, blocks))
+    };
+    let writer = {
+        let outs = outs.clone();
+        std::thread::spawn(move || -> std::io::Result<()> {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
+            for chunk in wrx {
+                out.write_all(&chunk)?;
+                if let Ok(mut p) = outs.lock() {
+                    if p.len() < 64 {
+                        p.push(chunk);
+                    }
+                }
+            }
+            out.flush()
+        })
+    };
     let mut failure: Option<anyhow::Error> = None;
     for block in rrx {
         let block = match block {
@@ -226,8 +256,13 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         let pieces = cut(&block, threads * 4);
         let results: Vec<Piece> = pieces
             .par_iter()
-            .map(|p| process(&n, p, a.tsv, a.dedup))
+            .map(|p| process(&n, p, a.tsv, a.dedup, &outs))
             .collect();
+        if let Ok(mut p) = blocks.lock() {
+            if p.len() < 4 {
+                p.push(block);
+            }
+        }
         for mut p in results {
             if a.dedup {
                 let mut kept = Vec::with_capacity(p.out.len());
