@@ -59,6 +59,9 @@ pub struct Normalizer {
     by_host: FnvMap<String, HostRules>,
     /// Imported regex rules (any host), in rule order.
     global: Vec<usize>,
+    /// Rules that can only change a URL with a non-empty query (required parameters, or only
+    /// dropping parameters): skipped at once for URLs without one.
+    needs_query: Vec<bool>,
     /// The compiled pattern of each imported rule (`None` for learned rules).
     java: Vec<Option<JavaRegex>>,
     base: Option<BaseOptions>,
@@ -84,7 +87,11 @@ fn first_literal(r: &Rule) -> Option<&str> {
 
 /// The first path segment of a URL path (`""` for `/` or no path).
 fn first_segment(path: &str) -> &str {
-    path.get(1..).unwrap_or("").split('/').next().unwrap_or("")
+    let p = path.get(1..).unwrap_or("");
+    match memchr::memchr(b'/', p.as_bytes()) {
+        Some(k) => &p[..k],
+        None => p,
+    }
 }
 
 /// Outcome of [`Normalizer::normalize_line_into`].
@@ -150,10 +157,17 @@ impl Normalizer {
                 list.sort_unstable();
             }
         }
+        let needs_query: Vec<bool> = rules
+            .iter()
+            .map(|r| {
+                r.kind != RuleKind::Regex && (!r.source.required.is_empty() || is_drop_only(r))
+            })
+            .collect();
         Normalizer {
             rules,
             by_host,
             global,
+            needs_query,
             java,
             base,
         }
@@ -198,23 +212,30 @@ impl Normalizer {
         cur.map(|url| Normalized { url, rule: last })
     }
 
-    /// Indices of the rules that may match `url`, in rule order.
-    ///
-    /// # Complexity
-    /// One hash lookup for the host and one for the first path segment give one precomputed
-    /// list, merged with the imported (any-host) rules: independent of the total number of rules.
-    fn candidates<'a>(
-        &'a self,
-        p: Option<crate::tokenize::UrlParts<'_>>,
-    ) -> impl Iterator<Item = usize> + 'a {
-        let found = p.and_then(|p| Some((p.path, self.by_host.get(p.host)?)));
-        let a: &[usize] = match found {
-            Some((path, h)) => h
+    /// The host's rules that may match a URL with path `path` (one precomputed list).
+    fn host_list<'a>(&'a self, host: Option<&str>, path: &str) -> &'a [usize] {
+        Self::list_of(host.and_then(|h| self.by_host.get(h)), path)
+    }
+
+    /// [`Normalizer::host_list`] with the host's rules already looked up.
+    fn list_of<'a>(rules: Option<&'a HostRules>, path: &str) -> &'a [usize] {
+        match rules {
+            Some(h) => h
                 .by_first
                 .get(first_segment(path))
                 .map_or(h.any.as_slice(), |v| v.as_slice()),
             None => &[],
-        };
+        }
+    }
+
+    /// Indices of the rules that may match, in rule order: the host's list `a` merged with the
+    /// imported (any-host) rules.
+    ///
+    /// # Complexity
+    /// One hash lookup for the host and one for the first path segment give `a`
+    /// ([`Normalizer::host_list`]); the merge is linear in the two short lists: independent of
+    /// the total number of rules.
+    fn candidates<'a>(&'a self, a: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
         let b = self.global.as_slice();
         let (mut i, mut j) = (0, 0);
         std::iter::from_fn(move || {
@@ -257,8 +278,18 @@ impl Normalizer {
 
     /// The first rule at index `from` or later that changes `url`, and its output.
     fn apply_from(&self, url: &str, from: usize) -> Option<(usize, String)> {
+        let rules = host_of(url).and_then(|h| self.by_host.get(h));
+        if rules.is_none() && self.global.is_empty() {
+            return None;
+        }
         let p = split_url(url);
-        self.candidates(p).skip_while(|&i| i < from).find_map(|i| {
+        let has_query = p.is_some_and(|p| p.query.is_some_and(|q| !q.is_empty()));
+        // `host_of` and `split_url` find the same host (tested), so one lookup serves both.
+        let a = p.map_or(&[][..], |p| Self::list_of(rules, p.path));
+        self.candidates(a).skip_while(|&i| i < from).find_map(|i| {
+            if !has_query && self.needs_query[i] {
+                return None;
+            }
             self.apply_one(i, url, p.as_ref())
                 .filter(|o| o != url)
                 .map(|o| (i, o))
@@ -268,7 +299,8 @@ impl Normalizer {
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
         let p = split_url(url);
-        self.candidates(p)
+        let a = p.map_or(&[][..], |p| self.host_list(Some(p.host), p.path));
+        self.candidates(a)
             .filter_map(|i| self.apply_one(i, url, p.as_ref()).map(|o| (i, o)))
             .collect()
     }
@@ -467,14 +499,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
     // A rule that only drops optional parameters changes nothing when none of them is there:
     // say so before splitting anything (the common case for session/tracking rules).
     let o = &rule.output;
-    let drop_only = s.rest
-        && o.scheme.is_none()
-        && o.host.is_none()
-        && o.path.is_none()
-        && o.query.as_ref().is_some_and(|q| {
-            q.len() == s.required.len() && q.iter().all(|(_, v)| *v == ValOut::Copy)
-        });
-    if drop_only {
+    if is_drop_only(rule) {
         let q = p.query.unwrap_or("");
         let present = q
             .split('&')
@@ -592,6 +617,46 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
     Some(out)
 }
 
+/// Whether a rule only drops optional parameters (keeping scheme, host, path and the rest).
+fn is_drop_only(rule: &Rule) -> bool {
+    let (s, o) = (&rule.source, &rule.output);
+    s.rest
+        && o.scheme.is_none()
+        && o.host.is_none()
+        && o.path.is_none()
+        && o.query.as_ref().is_some_and(|q| {
+            q.len() == s.required.len() && q.iter().all(|(_, v)| *v == ValOut::Copy)
+        })
+}
+
+/// The host of a URL exactly as [`split_url`] finds it, without splitting the rest (the key of the
+/// rule index, checked before the full split).
+fn host_of(url: &str) -> Option<&str> {
+    let b = url.as_bytes();
+    let colon = b.iter().position(|&c| c == b':')?;
+    if b.get(colon + 1..colon + 3) != Some(b"//") {
+        return None;
+    }
+    let a0 = colon + 3;
+    let (mut h0, mut last_colon, mut i) = (a0, None, a0);
+    while i < b.len() && !matches!(b[i], b'/' | b'?' | b'#') {
+        match b[i] {
+            b'@' => {
+                h0 = i + 1;
+                last_colon = None;
+            }
+            b':' => last_colon = Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    let bracketed = i > h0 && b[i - 1] == b']';
+    Some(match last_colon {
+        Some(k) if !bracketed && b[k + 1..i].iter().all(u8::is_ascii_digit) => &url[h0..k],
+        _ => &url[h0..i],
+    })
+}
+
 /// The `i`-th non-empty `&`-separated pair of a query.
 fn raw_param(q: &str, i: usize) -> &str {
     q.split('&').filter(|x| !x.is_empty()).nth(i).unwrap_or("")
@@ -600,6 +665,30 @@ fn raw_param(q: &str, i: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_of_agrees_with_split_url() {
+        for u in [
+            "http://a.org/x",
+            "https://a.org",
+            "http://u:p@a.org:8080/x?y#z",
+            "http://a.org:80a/",
+            "http://[::1]/",
+            "http://[::1]:8080/x",
+            "http://a@b@c.org/",
+            "http://a.org?q=http://b.org/",
+            "http://a.org#x",
+            "mailto:a@b.org",
+            "file:///x",
+            "x:/a://b.org/",
+            "http://:80/",
+        ] {
+            let want = split_url(u).map(|p| p.host);
+            if let Some(h) = want {
+                assert_eq!(host_of(u), Some(h), "{u}");
+            }
+        }
+    }
 
     #[test]
     fn pieces_table() {

@@ -75,7 +75,7 @@ fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool
     let mut buf = String::with_capacity(256);
     let mut rest = data;
     while !rest.is_empty() {
-        let (mut line, next) = match rest.iter().position(|&b| b == b'\n') {
+        let (mut line, next) = match memchr::memchr(b'\n', rest) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, &rest[rest.len()..]),
         };
