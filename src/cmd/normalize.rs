@@ -1,8 +1,9 @@
 //! `dedust normalize`: one output line per input line, in input order.
 //!
-//! The input is read in blocks of whole lines; each block is cut into one piece per thread, the
-//! pieces are normalized in parallel (rayon) into their own output buffers, and the buffers are
-//! written in order. No allocation per line on the common path. Bad lines are passed through
+//! The input is read in blocks of whole lines by a reader thread; each block is cut into pieces
+//! (four per thread) normalized in parallel (rayon) into their own output buffers; two blocks
+//! are in flight so that no core idles at block ends; a writer thread writes the buffers in
+//! input order. Blocks and buffers are reused. No allocation per line on the common path. Bad lines are passed through
 //! unchanged, counted and reported.
 
 use crate::cli::NormalizeArgs;
@@ -245,42 +246,73 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         })
     };
     let mut failure: Option<anyhow::Error> = None;
-    for block in rrx {
-        let block = match block {
-            Ok(b) => b,
-            Err(e) => {
-                failure = Some(e);
-                break;
+    // Two blocks in flight: the pool starts on the next block while the last pieces of the
+    // previous one finish, so no core waits at block ends. Results are taken in block order.
+    let (tsv, dedup) = (a.tsv, a.dedup);
+    let (n_ref, outs_ref) = (&n, &outs);
+    rayon::in_place_scope(|s| {
+        let mut inflight: std::collections::VecDeque<
+            std::sync::mpsc::Receiver<(Vec<Piece>, Vec<u8>)>,
+        > = Default::default();
+        let mut writer_gone = false;
+        let mut finish = |rx: std::sync::mpsc::Receiver<(Vec<Piece>, Vec<u8>)>,
+                          writer_gone: &mut bool| {
+            let Ok((results, block)) = rx.recv() else {
+                return;
+            };
+            if let Ok(mut p) = blocks.lock() {
+                if p.len() < 4 {
+                    p.push(block);
+                }
+            }
+            for mut p in results {
+                if dedup {
+                    let mut kept = Vec::with_capacity(p.out.len());
+                    for &(s, e, is_url) in &p.lines {
+                        if is_url && !seen.insert(p.out[s..e].to_vec()) {
+                            st.dup += 1;
+                            continue;
+                        }
+                        kept.extend_from_slice(&p.out[s..=e]);
+                    }
+                    p.out = kept;
+                }
+                st.add(p.stats);
+                if !*writer_gone && wtx.send(p.out).is_err() {
+                    *writer_gone = true;
+                }
             }
         };
-        let pieces = cut(&block, threads * 4);
-        let results: Vec<Piece> = pieces
-            .par_iter()
-            .map(|p| process(&n, p, a.tsv, a.dedup, &outs))
-            .collect();
-        if let Ok(mut p) = blocks.lock() {
-            if p.len() < 4 {
-                p.push(block);
-            }
-        }
-        for mut p in results {
-            if a.dedup {
-                let mut kept = Vec::with_capacity(p.out.len());
-                for &(s, e, is_url) in &p.lines {
-                    if is_url && !seen.insert(p.out[s..e].to_vec()) {
-                        st.dup += 1;
-                        continue;
-                    }
-                    kept.extend_from_slice(&p.out[s..=e]);
+        for block in &rrx {
+            let block = match block {
+                Ok(b) => b,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
                 }
-                p.out = kept;
+            };
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            s.spawn(move |_| {
+                let results: Vec<Piece> = cut(&block, threads * 4)
+                    .par_iter()
+                    .map(|p| process(n_ref, p, tsv, dedup, outs_ref))
+                    .collect();
+                let _ = tx.send((results, block));
+            });
+            inflight.push_back(rx);
+            if inflight.len() >= 2 {
+                if let Some(rx) = inflight.pop_front() {
+                    finish(rx, &mut writer_gone);
+                }
             }
-            st.add(p.stats);
-            if wtx.send(p.out).is_err() {
+            if writer_gone {
                 break;
             }
         }
-    }
+        while let Some(rx) = inflight.pop_front() {
+            finish(rx, &mut writer_gone);
+        }
+    });
     drop(wtx);
     let _ = reader.join();
     let written = writer.join().expect("writer thread");
