@@ -134,3 +134,45 @@ fn idempotent_on_real_urls() {
         assert!(once.stdout == twice.stdout, "normalize is not idempotent");
     }
 }
+
+#[test]
+fn output_closed_early_ends_the_run() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    // Enough lines for several blocks in flight; the reader of stdout goes away after a few bytes.
+    let line = b"http://example.org/some/long/path/segment?b=2&a=1&utm_source=feed\n";
+    let input: Vec<u8> = line
+        .iter()
+        .copied()
+        .cycle()
+        .take(line.len() * 400_000)
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
+        .args(["normalize", "--threads", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut si = child.stdin.take().unwrap();
+    let w = std::thread::spawn(move || {
+        let _ = si.write_all(&input);
+    });
+    let mut so = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    so.read_exact(&mut first).unwrap();
+    drop(so);
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "normalize hangs after its output closed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = w.join();
+    assert_eq!(&first, b"http://example.o");
+}

@@ -314,6 +314,8 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         }
     });
     drop(wtx);
+    // The reader may be blocked handing over a block nobody will take: let it see the end.
+    drop(rrx);
     let _ = reader.join();
     let written = writer.join().expect("writer thread");
     if let Some(e) = failure {
