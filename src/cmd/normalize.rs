@@ -321,7 +321,11 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     if let Some(e) = failure {
         return Err(e);
     }
-    written.context("writing output")?;
+    match written {
+        // The consumer went away (`| head`): stop quietly, as Unix filters do.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
+        w => w.context("writing output")?,
+    }
     report(&a, &n, &st);
     let bad: usize = st.bad.values().sum();
     Ok(if a.strict && bad > 0 { 3 } else { 0 })
