@@ -618,7 +618,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
 }
 
 /// Whether a rule only drops optional parameters (keeping scheme, host, path and the rest).
-fn is_drop_only(rule: &Rule) -> bool {
+pub(crate) fn is_drop_only(rule: &Rule) -> bool {
     let (s, o) = (&rule.source, &rule.output);
     s.rest
         && o.scheme.is_none()

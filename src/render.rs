@@ -428,15 +428,12 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
     if anchors.windows(2).any(|w| w[0].0 == w[1].0) {
         return None;
     }
-    let drop_only = s.rest
-        && o.scheme.is_none()
-        && o.host.is_none()
-        && o.path.is_none()
-        && o.query.as_ref().is_some_and(|q| {
-            q.len() == s.required.len()
-                && q.iter()
-                    .all(|(n, v)| *v == ValOut::Copy && s.required.iter().any(|(m, _)| m == n))
-        });
+    // Only-drop rules, whose output parameters all are required ones (the engine's early check).
+    let drop_only = crate::normalize::is_drop_only(rule)
+        && o.query
+            .iter()
+            .flatten()
+            .all(|(n, _)| s.required.iter().any(|(m, _)| m == n));
     let mut query_rep = String::new();
     if s.rest && anchors.is_empty() {
         // The whole query is kept as it is.

@@ -438,20 +438,27 @@ fn weighted_records(pages: &[Features]) -> Vec<Vec<(u32, f64)>> {
         .collect()
 }
 
-/// Cosine of two weighted records sorted by term id, given their norms.
-fn sparse_cosine(a: &[(u32, f64)], b: &[(u32, f64)], na: f64, nb: f64) -> f64 {
-    let (mut i, mut j, mut dot) = (0, 0, 0.0);
+/// (common terms, dot product) of two weighted records sorted by term id.
+fn sparse_dot(a: &[(u32, f64)], b: &[(u32, f64)]) -> (usize, f64) {
+    let (mut i, mut j, mut common, mut dot) = (0, 0, 0usize, 0.0);
     while i < a.len() && j < b.len() {
         match a[i].0.cmp(&b[j].0) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
                 dot += a[i].1 * b[j].1;
+                common += 1;
                 i += 1;
                 j += 1;
             }
         }
     }
+    (common, dot)
+}
+
+/// Cosine of two weighted records sorted by term id, given their norms.
+fn sparse_cosine(a: &[(u32, f64)], b: &[(u32, f64)], na: f64, nb: f64) -> f64 {
+    let dot = sparse_dot(a, b).1;
     if na == 0.0 || nb == 0.0 {
         0.0
     } else {
@@ -506,19 +513,7 @@ impl Ranked {
     /// ρ of two pages: Pearson over the union of terms, absent terms ranked 0.
     fn rho(&self, o: &Ranked) -> f64 {
         let (a, b) = (&self.ranks, &o.ranks);
-        let (mut i, mut j, mut common, mut sxy) = (0, 0, 0usize, 0.0);
-        while i < a.len() && j < b.len() {
-            match a[i].0.cmp(&b[j].0) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    sxy += a[i].1 * b[j].1;
-                    common += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
+        let (common, sxy) = sparse_dot(a, b);
         let n = (a.len() + b.len() - common) as f64;
         if n == 0.0 {
             return 0.0;

@@ -32,14 +32,19 @@ impl Drop for TempDir {
 
 /// Run `dedust ARGS` with `stdin`.
 pub fn dedust(args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dedust"));
+    cmd.args(args).stderr(Stdio::piped());
+    run_with_stdin(cmd, stdin)
+}
+
+/// Run `cmd` feeding it `stdin` from another thread (no pipe deadlock), collecting stdout.
+fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
-        .args(args)
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
-        .expect("run dedust");
+        .expect("run a test command");
     let mut si = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let w = std::thread::spawn(move || {
@@ -108,22 +113,11 @@ pub fn java_harness(dir: &TempDir) -> Option<String> {
 
 /// Run the Java harness: `java -cp CP DedustHarness ARGS < input`, stdout as text.
 pub fn java(cp: &str, args: &[&str], input: &[u8]) -> String {
-    use std::io::Write;
-    let mut child = Command::new("java")
-        .args(["-cp", cp, "DedustHarness"])
+    let mut cmd = Command::new("java");
+    cmd.args(["-cp", cp, "DedustHarness"])
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("run java");
-    let mut si = child.stdin.take().unwrap();
-    let data = input.to_vec();
-    let w = std::thread::spawn(move || {
-        let _ = si.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    w.join().unwrap();
+        .stderr(Stdio::inherit());
+    let out = run_with_stdin(cmd, input);
     assert!(out.status.success(), "java {args:?} failed");
     String::from_utf8(out.stdout).expect("java prints UTF-8")
 }
