@@ -1,23 +1,34 @@
 //! `dedust normalize`: one output line per input line, in input order.
 //!
-//! The input is read in blocks of whole lines by a reader thread; each block is cut into pieces
-//! (four per thread) normalized in parallel (rayon) into their own output buffers; two blocks
-//! are in flight so that no core idles at block ends; a writer thread writes the buffers in
-//! input order. Blocks and buffers are reused. No allocation per line on the common path. Bad lines are passed through
-//! unchanged, counted and reported.
+//! Input is read in blocks of whole lines. With one thread (`--threads 1`) each block is
+//! normalized and written in turn on the calling thread: the run uses one core. With more, a
+//! reader thread, the rayon pool and a writer thread overlap: each block is cut into pieces (four
+//! per thread) normalized in parallel into their own output buffers, two blocks are in flight so
+//! that no core idles at block ends, and the writer writes the buffers in input order. Both paths
+//! give the same bytes. Blocks and buffers are reused; no allocation per line on the common path.
+//! Bad lines are passed through unchanged, counted and reported.
 
 use crate::cli::NormalizeArgs;
 use anyhow::Context;
 use dedust::normalize::{BadLine, LineStatus};
 use dedust::Normalizer;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// Bytes read per block.
 const BLOCK: usize = 4 << 20;
 
-#[derive(Default)]
+/// How to run: output mode and workers.
+#[derive(Clone, Copy)]
+struct Job {
+    tsv: bool,
+    dedup: bool,
+    threads: usize,
+}
+
+#[derive(Default, Debug)]
 struct Stats {
     lines: usize,
     changed: usize,
@@ -131,81 +142,95 @@ fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool
     }
 }
 
-/// Cut `data` (whole lines) into about `k` pieces at line ends.
-fn cut(data: &[u8], k: usize) -> Vec<&[u8]> {
-    let mut pieces = Vec::with_capacity(k);
-    let mut rest = data;
-    let size = data.len() / k.max(1) + 1;
-    while !rest.is_empty() {
-        if rest.len() <= size {
-            pieces.push(rest);
-            break;
-        }
-        let end = rest[size..]
-            .iter()
-            .position(|b| *b == b'\n')
-            .map_or(rest.len(), |i| size + i + 1);
-        let (a, b) = rest.split_at(end);
-        pieces.push(a);
-        rest = b;
-    }
-    pieces
+/// Whole-line blocks of about `size` bytes from a reader (a line longer than a block makes a
+/// bigger one). Used inline (`--threads 1`) or from the reader thread.
+struct Blocks<'a, R> {
+    r: R,
+    input: &'a str,
+    size: usize,
+    carry: Vec<u8>,
+    done: bool,
 }
 
-/// Read whole-line blocks of about [`BLOCK`] bytes (a line longer than a block makes a bigger one).
-fn read_blocks(
-    mut r: impl Read,
-    input: &str,
-    tx: std::sync::mpsc::SyncSender<anyhow::Result<Vec<u8>>>,
-    pool: Pool,
-) {
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let mut block = take(&pool, BLOCK + carry.len() + 4096);
-        block.append(&mut carry);
-        let want = BLOCK.saturating_sub(block.len()).max(1 << 16);
-        let start = block.len();
-        block.resize(start + want, 0);
-        let mut filled = 0;
-        while filled < want {
-            match r.read(&mut block[start + filled..]) {
-                Ok(0) => break,
-                Ok(k) => filled += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = tx.send(Err(
-                        anyhow::Error::new(e).context(format!("reading {input}"))
-                    ));
-                    return;
+impl<R: Read> Blocks<'_, R> {
+    fn next(&mut self, pool: &Pool) -> Option<anyhow::Result<Vec<u8>>> {
+        while !self.done {
+            let mut block = take(pool, self.size + self.carry.len() + 4096);
+            block.append(&mut self.carry);
+            // A line longer than a block: read as much again as is carried, so a huge line
+            // costs linear time.
+            let want = self
+                .size
+                .saturating_sub(block.len())
+                .max(block.len())
+                .max(self.size.min(1 << 16))
+                .max(1);
+            let start = block.len();
+            block.resize(start + want, 0);
+            let mut filled = 0;
+            while filled < want {
+                match self.r.read(&mut block[start + filled..]) {
+                    Ok(0) => break,
+                    Ok(k) => filled += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.done = true;
+                        let what = format!("reading {}", self.input);
+                        return Some(Err(anyhow::Error::new(e).context(what)));
+                    }
                 }
             }
-        }
-        block.truncate(start + filled);
-        let eof = filled < want;
-        if !eof {
-            // Keep an incomplete last line for the next block.
-            match block.iter().rposition(|b| *b == b'\n') {
-                Some(i) => {
-                    carry.extend_from_slice(&block[i + 1..]);
-                    block.truncate(i + 1);
-                }
-                None => {
-                    carry = block;
-                    continue;
+            block.truncate(start + filled);
+            self.done = filled < want;
+            if !self.done {
+                // Keep an incomplete last line for the next block.
+                match memchr::memrchr(b'\n', &block) {
+                    Some(i) => {
+                        self.carry.extend_from_slice(&block[i + 1..]);
+                        block.truncate(i + 1);
+                    }
+                    None => {
+                        self.carry = block;
+                        continue;
+                    }
                 }
             }
+            if !block.is_empty() {
+                return Some(Ok(block));
+            }
         }
-        if !block.is_empty() && tx.send(Ok(block)).is_err() {
-            return;
-        }
-        if eof {
-            return;
+        None
+    }
+}
+
+/// Give a buffer back to its pool (bounded, so memory stays flat).
+fn recycle(pool: &Pool, buf: Vec<u8>, keep: usize) {
+    if let Ok(mut p) = pool.lock() {
+        if p.len() < keep {
+            p.push(buf);
         }
     }
+}
+
+/// The bytes to write for a piece: with `--dedup`, URL lines whose canonical form was seen
+/// before are left out. Adds the piece's counts to `st`.
+fn settle(mut p: Piece, dedup: bool, seen: &mut HashSet<Vec<u8>>, st: &mut Stats) -> Vec<u8> {
+    if dedup {
+        let mut kept = Vec::with_capacity(p.out.len());
+        for &(s, e, is_url) in &p.lines {
+            if is_url && !seen.insert(p.out[s..e].to_vec()) {
+                st.dup += 1;
+                continue;
+            }
+            kept.extend_from_slice(&p.out[s..=e]);
+        }
+        p.out = kept;
+    }
+    st.add(p.stats);
+    p.out
 }
 
 pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
-    crate::cli::threads(a.threads);
     let rules = super::load_rules(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);
@@ -217,118 +242,202 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         }
         _ => Box::new(std::io::stdout()),
     };
-    let mut st = Stats::default();
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let threads = rayon::current_num_threads();
-    // Reading, normalizing and writing overlap: a reader thread, the rayon pool, a writer thread.
-    let (rtx, rrx) = std::sync::mpsc::sync_channel::<anyhow::Result<Vec<u8>>>(2);
-    let (wtx, wrx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
-    let name = input.clone();
-    let blocks: Pool = Default::default();
-    let outs: Pool = Default::default();
-    let reader = {
-        let blocks = blocks.clone();
-        std::thread::spawn(move || read_blocks(r, &name, rtx, blocks))
+    let blocks = Blocks {
+        r,
+        input: &input,
+        size: BLOCK,
+        carry: Vec::new(),
+        done: false,
     };
-    let writer = {
-        let outs = outs.clone();
-        std::thread::spawn(move || -> std::io::Result<()> {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
-            for chunk in wrx {
-                out.write_all(&chunk)?;
-                if let Ok(mut p) = outs.lock() {
-                    if p.len() < 64 {
-                        p.push(chunk);
-                    }
-                }
-            }
-            out.flush()
-        })
+    let job = Job {
+        tsv: a.tsv,
+        dedup: a.dedup,
+        threads: a.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }),
     };
-    let mut failure: Option<anyhow::Error> = None;
-    // Two blocks in flight: the pool starts on the next block while the last pieces of the
-    // previous one finish, so no core waits at block ends. Results are taken in block order.
-    let (tsv, dedup) = (a.tsv, a.dedup);
-    let (n_ref, outs_ref) = (&n, &outs);
-    rayon::in_place_scope(|s| {
-        let mut inflight: std::collections::VecDeque<
-            std::sync::mpsc::Receiver<(Vec<Piece>, Vec<u8>)>,
-        > = Default::default();
-        let mut writer_gone = false;
-        let mut finish = |rx: std::sync::mpsc::Receiver<(Vec<Piece>, Vec<u8>)>,
-                          writer_gone: &mut bool| {
-            let Ok((results, block)) = rx.recv() else {
-                return;
-            };
-            if let Ok(mut p) = blocks.lock() {
-                if p.len() < 4 {
-                    p.push(block);
-                }
-            }
-            for mut p in results {
-                if dedup {
-                    let mut kept = Vec::with_capacity(p.out.len());
-                    for &(s, e, is_url) in &p.lines {
-                        if is_url && !seen.insert(p.out[s..e].to_vec()) {
-                            st.dup += 1;
-                            continue;
-                        }
-                        kept.extend_from_slice(&p.out[s..=e]);
-                    }
-                    p.out = kept;
-                }
-                st.add(p.stats);
-                if !*writer_gone && wtx.send(p.out).is_err() {
-                    *writer_gone = true;
-                }
-            }
-        };
-        for block in &rrx {
-            let block = match block {
-                Ok(b) => b,
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
-            };
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            s.spawn(move |_| {
-                let results: Vec<Piece> = cut(&block, threads * 4)
-                    .par_iter()
-                    .map(|p| process(n_ref, p, tsv, dedup, outs_ref))
-                    .collect();
-                let _ = tx.send((results, block));
-            });
-            inflight.push_back(rx);
-            if inflight.len() >= 2 {
-                if let Some(rx) = inflight.pop_front() {
-                    finish(rx, &mut writer_gone);
-                }
-            }
-            if writer_gone {
-                break;
-            }
-        }
-        while let Some(rx) = inflight.pop_front() {
-            finish(rx, &mut writer_gone);
-        }
-    });
-    drop(wtx);
-    // The reader may be blocked handing over a block nobody will take: let it see the end.
-    drop(rrx);
-    let _ = reader.join();
-    let written = writer.join().expect("writer thread");
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    match written {
+    let Some(st) = run_workers(job, &n, blocks, out)? else {
         // The consumer went away (`| head`): stop quietly, as Unix filters do.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(0),
-        w => w.context("writing output")?,
-    }
+        return Ok(0);
+    };
     report(&a, &n, &st);
     let bad: usize = st.bad.values().sum();
     Ok(if a.strict && bad > 0 { 3 } else { 0 })
+}
+
+/// The ordered output: pieces are written (and, for `--dedup`, filtered) in input order.
+struct Output<W: Write> {
+    out: std::io::BufWriter<W>,
+    /// Sequence number of the next block to write.
+    next: u64,
+    st: Stats,
+    seen: HashSet<Vec<u8>>,
+    failed: Option<std::io::Error>,
+}
+
+/// What the workers share. Lock order: `reader`, then `written` (a reader waits there while too
+/// many blocks are unwritten); `output`, then `pending` or `written`. Workers only try-lock
+/// `output`, so no worker ever waits for another's write.
+struct Shared<'a, R, W: Write> {
+    /// The input and the sequence number of the next block read.
+    reader: Mutex<(Blocks<'a, R>, u64)>,
+    /// Normalized blocks waiting for their turn.
+    pending: Mutex<BTreeMap<u64, Piece>>,
+    output: Mutex<Output<W>>,
+    /// Blocks written so far (mirror of `Output::next`), to bound how far readers run ahead.
+    written: (Mutex<u64>, Condvar),
+    stop: AtomicBool,
+    failure: Mutex<Option<anyhow::Error>>,
+    blocks: Pool,
+    outs: Pool,
+    dedup: bool,
+}
+
+impl<R: Read, W: Write> Shared<'_, R, W> {
+    /// Take the next block, waiting while `window` blocks are already read but not written.
+    fn read(&self, window: u64) -> Option<(u64, Vec<u8>)> {
+        let mut r = self.reader.lock().ok()?;
+        let seq = r.1;
+        let mut w = self.written.0.lock().ok()?;
+        while seq >= *w + window && !self.stop.load(Ordering::Relaxed) {
+            w = self.written.1.wait(w).ok()?;
+        }
+        drop(w);
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        match r.0.next(&self.blocks)? {
+            Ok(block) => {
+                r.1 += 1;
+                Some((seq, block))
+            }
+            Err(e) => {
+                if let Ok(mut f) = self.failure.lock() {
+                    f.get_or_insert(e);
+                }
+                self.halt();
+                None
+            }
+        }
+    }
+
+    fn halt(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _g = self.written.0.lock();
+        self.written.1.notify_all();
+    }
+
+    /// Hand over block `seq`. Whoever holds the output writes every piece that is next in line;
+    /// a worker that finds the output busy leaves its piece, and the holder looks again after
+    /// letting go, so no piece is left behind and no worker waits for another's write.
+    fn submit(&self, seq: u64, piece: Piece) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.insert(seq, piece);
+        }
+        loop {
+            let Ok(mut o) = self.output.try_lock() else {
+                return;
+            };
+            self.drain(&mut o);
+            let next = o.next;
+            drop(o);
+            let ready = self
+                .pending
+                .lock()
+                .is_ok_and(|p| p.first_key_value().is_some_and(|(k, _)| *k == next));
+            if !ready {
+                return;
+            }
+        }
+    }
+
+    fn drain(&self, o: &mut Output<W>) {
+        loop {
+            let piece = match self.pending.lock() {
+                Ok(mut p) if p.first_key_value().is_some_and(|(k, _)| *k == o.next) => {
+                    p.pop_first().map(|(_, v)| v)
+                }
+                _ => None,
+            };
+            let Some(piece) = piece else { return };
+            let o = &mut *o;
+            let bytes = settle(piece, self.dedup, &mut o.seen, &mut o.st);
+            if o.failed.is_none() {
+                if let Err(e) = o.out.write_all(&bytes) {
+                    o.failed = Some(e);
+                    self.halt();
+                }
+            }
+            recycle(&self.outs, bytes, 8);
+            o.next += 1;
+            if let Ok(mut w) = self.written.0.lock() {
+                *w = o.next;
+                self.written.1.notify_all();
+            }
+        }
+    }
+}
+
+/// `Ok(None)` when the output was closed early.
+type Outcome = anyhow::Result<Option<Stats>>;
+
+/// Normalize on `threads` workers, each reading a block, normalizing it and handing it to the
+/// ordered output in turn. One worker runs on the calling thread: `--threads 1` uses one core.
+/// At most `2 × threads` blocks are read and not yet written, so memory stays flat.
+fn run_workers<R: Read + Send, W: Write + Send>(
+    job: Job,
+    n: &Normalizer,
+    blocks: Blocks<'_, R>,
+    out: W,
+) -> Outcome {
+    let threads = job.threads.max(1);
+    let sh = Shared {
+        reader: Mutex::new((blocks, 0)),
+        pending: Mutex::default(),
+        output: Mutex::new(Output {
+            out: std::io::BufWriter::with_capacity(1 << 16, out),
+            next: 0,
+            st: Stats::default(),
+            seen: HashSet::new(),
+            failed: None,
+        }),
+        written: (Mutex::new(0), Condvar::new()),
+        stop: AtomicBool::new(false),
+        failure: Mutex::default(),
+        blocks: Pool::default(),
+        outs: Pool::default(),
+        dedup: job.dedup,
+    };
+    let window = 2 * threads as u64;
+    let work = || {
+        while let Some((seq, block)) = sh.read(window) {
+            let piece = process(n, &block, job.tsv, job.dedup, &sh.outs);
+            recycle(&sh.blocks, block, 2 * threads);
+            sh.submit(seq, piece);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    if let Some(e) = sh.failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let mut o = sh
+        .output
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("output lock poisoned"))?;
+    let done = match o.failed.take() {
+        Some(e) => Err(e),
+        None => o.out.flush(),
+    };
+    match done {
+        Ok(()) => Ok(Some(o.st)),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(None),
+        Err(e) => Err(anyhow::Error::new(e).context("writing output")),
+    }
 }
 
 fn report(a: &NormalizeArgs, n: &Normalizer, st: &Stats) {
@@ -372,5 +481,176 @@ fn report(a: &NormalizeArgs, n: &Normalizer, st: &Stats) {
             "normalize: {bad} bad lines passed through unchanged ({})",
             first.join("; ")
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines of every class: plain URLs, rule hits, duplicates, bad lines, CRLF, a long line.
+    fn input() -> Vec<u8> {
+        let mut v = Vec::new();
+        for i in 0..3000 {
+            let line: Vec<u8> = match i % 9 {
+                0 => format!("https://h.org/a/{}?s=abc{}", i % 50, i).into(),
+                1 => format!("http://WWW.h.org/b/{i}").into(),
+                2 => b"not a url".to_vec(),
+                3 => vec![b'h', b't', b't', b'p', b':', b'/', b'/', 0xff, b'x'],
+                4 => Vec::new(),
+                5 => format!("https://h.org/a/{}\r", i % 50).into(),
+                6 if i % 900 == 6 => format!("https://h.org/{}", "x".repeat(70_000)).into(),
+                _ => format!("https://e.com/p?b=2&a={}", i % 7).into(),
+            };
+            v.extend_from_slice(&line);
+            v.push(b'\n');
+        }
+        v.extend_from_slice(b"https://h.org/last?s=1"); // no final newline
+        v
+    }
+
+    fn normalizer() -> Normalizer {
+        let rule = dedust::regex_rule("\\?s=[a-z0-9]+$", "", "test").unwrap();
+        Normalizer::new(vec![rule], Some(Default::default()))
+    }
+
+    fn run_on<R: Read + Send, W: Write + Send>(job: Job, size: usize, r: R, w: W) -> Outcome {
+        let blocks = Blocks {
+            r,
+            input: "test",
+            size,
+            carry: Vec::new(),
+            done: false,
+        };
+        run_workers(job, &normalizer(), blocks, w)
+    }
+
+    #[test]
+    fn same_bytes_and_counts_for_any_threads_and_block_size() {
+        let data = input();
+        for (tsv, dedup) in [(false, false), (true, false), (false, true)] {
+            let job = |threads| Job {
+                tsv,
+                dedup,
+                threads,
+            };
+            let mut want = Vec::new();
+            let st = run_on(job(1), BLOCK, &data[..], &mut want)
+                .unwrap()
+                .unwrap();
+            assert_eq!(st.lines, 3001);
+            assert!(st.changed > 0 && !st.by_rule.is_empty() && !st.bad.is_empty());
+            assert_eq!(
+                st.first_bad[0].0, 3,
+                "line numbers count from 1 across blocks"
+            );
+            if !dedup {
+                assert_eq!(want.iter().filter(|b| **b == b'\n').count(), 3001);
+            }
+            for threads in [1, 2, 3, 8] {
+                for size in [1, 100, 4096, 1 << 20] {
+                    let mut got = Vec::new();
+                    let s = run_on(job(threads), size, &data[..], &mut got)
+                        .unwrap()
+                        .unwrap();
+                    assert!(
+                        got == want,
+                        "threads {threads}, block {size}, tsv {tsv}, dedup {dedup}"
+                    );
+                    assert_eq!(
+                        (s.lines, s.changed, s.dup, &s.bad, &s.by_rule, &s.first_bad),
+                        (
+                            st.lines,
+                            st.changed,
+                            st.dup,
+                            &st.bad,
+                            &st.by_rule,
+                            &st.first_bad
+                        )
+                    );
+                }
+            }
+        }
+    }
+
+    /// Accepts `left` bytes, then fails with `kind`.
+    struct Failing {
+        left: usize,
+        kind: std::io::ErrorKind,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(self.kind.into());
+            }
+            let k = buf.len().min(self.left);
+            self.left -= k;
+            Ok(k)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Yields `left` bytes of `data`, then an error.
+    struct Broken<'a> {
+        data: &'a [u8],
+        left: usize,
+    }
+
+    impl Read for Broken<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::ErrorKind::InvalidData.into());
+            }
+            let k = buf.len().min(self.left).min(self.data.len());
+            buf[..k].copy_from_slice(&self.data[..k]);
+            self.data = &self.data[k..];
+            self.left -= k;
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn closed_output_stops_quietly_and_other_write_errors_fail() {
+        let data = input();
+        for threads in [1, 2, 4] {
+            let job = Job {
+                tsv: false,
+                dedup: false,
+                threads,
+            };
+            for (left, kind, quiet) in [
+                (0, std::io::ErrorKind::BrokenPipe, true),
+                (5000, std::io::ErrorKind::BrokenPipe, true),
+                (5000, std::io::ErrorKind::StorageFull, false),
+            ] {
+                let out = Failing { left, kind };
+                match run_on(job, 100, &data[..], out) {
+                    Ok(None) => assert!(quiet, "{kind:?} must be an error"),
+                    Err(e) => assert!(!quiet && format!("{e:#}").contains("writing output")),
+                    Ok(Some(_)) => panic!("a failed write was not noticed ({threads} threads)"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn read_errors_are_reported_with_the_input_name() {
+        let data = input();
+        for threads in [1, 2, 4] {
+            let job = Job {
+                tsv: false,
+                dedup: false,
+                threads,
+            };
+            let r = Broken {
+                data: &data,
+                left: 20_000,
+            };
+            let e = run_on(job, 100, r, Vec::new()).unwrap_err();
+            assert!(format!("{e:#}").contains("reading test"), "{e:#}");
+        }
     }
 }
