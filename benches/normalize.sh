@@ -2,7 +2,7 @@
 # Whole-process throughput of `dedust normalize` (README table "normalize throughput").
 # Input: ../shared/datasets/urls/page-links.txt repeated to >= 10 M lines.
 # Rule sets: (a) none, (b) the forum rules, (c) >= 1,000 rules over 1,000 real hosts of the list.
-# Each cell: best of 3 runs (wall time), peak RSS the largest of the 3.
+# Each cell: best of 5 runs (wall time), peak RSS the largest of the 5.
 # Usage: benches/normalize.sh            (prints a Markdown table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +19,12 @@ if [ ! -s "$big" ]; then
 fi
 lines=$(wc -l < "$big")
 "$bin" learn ../shared/datasets/ubuntuforums/clusters.tsv -o "$tmp/forum.json" 2>/dev/null
-# 1,000 hosts of the list, three clusters each: a page with and without tracking parameters.
-python3 - "$links" > "$tmp/synthetic.tsv" <<'PY'
+# Synthetic rules: for N hosts spread evenly over the 1,000 most frequent ones of the list (or,
+# with `absent`, N hosts that are not in it), and each of S sections, three clusters of a page with
+# and without tracking parameters. `learn` gives one template per host and section plus one drop
+# rule per host.
+synthetic() { # N S OUT [absent]
+  python3 - "$links" "$1" "$2" "${4:-}" > "$tmp/$3.tsv" <<'PY'
 import collections, sys, urllib.parse
 hosts = collections.Counter()
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
@@ -31,16 +35,41 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
         continue
     if p.scheme in ("http", "https") and h and "." in h:
         hosts[h] += 1
+words = ["article", "news", "sport", "blog", "video", "story", "world", "local", "money", "style"]
 print("cluster\turl")
-for h, _ in hosts.most_common(1000):
-    for i in range(3):
-        c = f"{h}-{i}"
-        print(f"{c}\thttps://{h}/article/{1000 + i}")
-        print(f"{c}\thttps://{h}/article/{1000 + i}?utm_source=feed{i}")
-        print(f"{c}\thttps://{h}/article/{1000 + i}?ref=home&utm_medium=rss")
+n = int(sys.argv[2])
+if sys.argv[4] == "absent":
+    chosen = [f"site{k}.dedust-bench.example" for k in range(n)]
+else:
+    top = [h for h, _ in hosts.most_common(1000)]
+    chosen = top[:: len(top) // n]
+for h in chosen:
+    for seg in words[: int(sys.argv[3])]:
+        for i in range(3):
+            c = f"{h}-{seg}-{i}"
+            print(f"{c}\thttps://{h}/{seg}/{1000 + i}")
+            print(f"{c}\thttps://{h}/{seg}/{1000 + i}?utm_source=feed{i}")
+            print(f"{c}\thttps://{h}/{seg}/{1000 + i}?ref=home&utm_medium=rss")
 PY
-"$bin" learn "$tmp/synthetic.tsv" -o "$tmp/synthetic.json" 2>/dev/null
-nsyn=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rules']))" "$tmp/synthetic.json")
+  "$bin" learn "$tmp/$3.tsv" -o "$tmp/$3.json" 2>/dev/null
+}
+synthetic 1000 1 synthetic
+synthetic 5 1 small
+synthetic 1000 10 large
+synthetic 2000 4 absent absent
+count() { python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rules']))" "$1"; }
+nsyn=$(count "$tmp/synthetic.json")
+# Best of 5 runs (this shared machine's load varies by 10-30 % between runs): sets $secs, $kb.
+best() {
+  secs=999; kb=0
+  for _ in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" normalize "$@" "$big" -o /dev/null 2>/dev/null || true
+    read -r s k < "$tmp/time"
+    if python3 -c "import sys; sys.exit(0 if $s < $secs else 1)"; then secs=$s; fi
+    if [ "$k" -gt "$kb" ]; then kb=$k; fi
+  done
+}
+rate() { python3 -c "print(f'{$lines/$1/1e6:.2f} M')"; }
 echo "input: $lines lines ($(du -h "$big" | cut -f1)); synthetic rule set: $nsyn rules over 1000 hosts"
 echo
 echo "| rules | threads | seconds | URLs/s | peak RSS |"
@@ -48,19 +77,38 @@ echo "|---|---|---|---|---|"
 for set in none forum synthetic; do
   case $set in
     none) args=() ;;
-    forum) args=(--rules "$tmp/forum.json") ;;
-    synthetic) args=(--rules "$tmp/synthetic.json") ;;
+    *) args=(--rules "$tmp/$set.json") ;;
   esac
   for t in 1 2; do
-    # Best of 3 (this shared machine's load varies by 10-20 % between runs).
-    secs=999; kb=0
-    for _ in 1 2 3; do
-      /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" normalize "${args[@]}" --threads "$t" "$big" -o /dev/null 2>/dev/null || true
-      read -r s k < "$tmp/time"
-      if python3 -c "import sys; sys.exit(0 if $s < $secs else 1)"; then secs=$s; fi
-      [ "$k" -gt "$kb" ] && kb=$k
-    done
-    rate=$(python3 -c "print(f'{$lines/$secs/1e6:.2f} M')")
-    echo "| $set | $t | $secs | $rate | $((kb / 1024)) MB |"
+    best "${args[@]}" --threads "$t"
+    echo "| $set | $t | $secs | $(rate "$secs") | $((kb / 1024)) MB |"
   done
+done
+echo
+echo "Rule count (one thread): the same lines with more rules on their hosts, and with many rules"
+echo "for hosts absent from the list."
+echo
+echo "| rule files | rules | hosts with rules | lines on those hosts | seconds | URLs/s | peak RSS |"
+echo "|---|---|---|---|---|---|---|"
+for set in small small+absent synthetic large; do
+  files=()
+  for f in ${set//+/ }; do files+=("$tmp/$f.json"); done
+  read -r nrules hosts share < <(python3 - "$links" "${files[@]}" <<'PY'
+import json, sys, urllib.parse
+rules = [r for f in sys.argv[2:] for r in json.load(open(f))["rules"]]
+scopes = {r["scope"] for r in rules}
+n = hit = 0
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    n += 1
+    try:
+        hit += urllib.parse.urlsplit(line.strip()).hostname in scopes
+    except ValueError:
+        pass
+print(len(rules), len(scopes), f"{hit / n:.1%}")
+PY
+)
+  args=()
+  for f in "${files[@]}"; do args+=(--rules "$f"); done
+  best "${args[@]}" --threads 1
+  echo "| $set | $nrules | $hosts | $share | $secs | $(rate "$secs") | $((kb / 1024)) MB |"
 done

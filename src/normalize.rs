@@ -24,26 +24,40 @@ use crate::tokenize::split_url;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// FNV-1a for the short host and segment keys of the rule index (SipHash costs more than the
-/// lookup saves on this path; the keys come from the rule file, not from an attacker).
+/// A word-at-a-time multiplicative hash (FxHash's mixing step over 8-byte words) for the short
+/// host and segment keys of the rule index: SipHash, or FNV's byte loop, costs more than the
+/// lookup saves on this path, which every URL on a rule set's hosts takes. The keys come from the
+/// rule file, not from the crawl, so collisions can only lengthen probes among the file's keys.
 #[derive(Default)]
 struct Fnv(u64);
+
+impl Fnv {
+    #[inline]
+    fn mix(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
 
 impl Hasher for Fnv {
     fn finish(&self) -> u64 {
         self.0
     }
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf29ce484222325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x100000001b3);
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
         }
-        self.0 = h;
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, b: u8) {
+        self.mix(u64::from(b));
     }
 }
 
@@ -278,8 +292,12 @@ impl Normalizer {
 
     /// The first rule at index `from` or later that changes `url`, and its output.
     fn apply_from(&self, url: &str, from: usize) -> Option<(usize, String)> {
-        let rules = host_of(url).and_then(|h| self.by_host.get(h));
+        let (host, auth_end) = host_of(url).map_or((None, 0), |(h, e)| (Some(h), e));
+        let rules = host.and_then(|h| self.by_host.get(h));
         if rules.is_none() && self.global.is_empty() {
+            return None;
+        }
+        if self.global.is_empty() && !self.may_apply(rules, &url[auth_end..], from) {
             return None;
         }
         let p = split_url(url);
@@ -294,6 +312,17 @@ impl Normalizer {
                 .filter(|o| o != url)
                 .map(|o| (i, o))
         })
+    }
+
+    /// Whether any of the host's rules at `from` or later may apply to a URL whose text after
+    /// the authority is `rest`: a look at the path and query without the full split. It finds
+    /// the path and query as [`split_url`] does, so it never says no when the split would find a
+    /// rule to try.
+    fn may_apply(&self, rules: Option<&HostRules>, rest: &str, from: usize) -> bool {
+        let (path, has_query) = path_and_query(rest);
+        Self::list_of(rules, path)
+            .iter()
+            .any(|&i| i >= from && (has_query || !self.needs_query[i]))
     }
 
     /// All rules that match `url`, with their outputs.
@@ -629,9 +658,9 @@ pub(crate) fn is_drop_only(rule: &Rule) -> bool {
         })
 }
 
-/// The host of a URL exactly as [`split_url`] finds it, without splitting the rest (the key of the
-/// rule index, checked before the full split).
-fn host_of(url: &str) -> Option<&str> {
+/// The host of a URL exactly as [`split_url`] finds it, and where the authority ends, without
+/// splitting the rest (the key of the rule index, checked before the full split).
+fn host_of(url: &str) -> Option<(&str, usize)> {
     let b = url.as_bytes();
     let colon = b.iter().position(|&c| c == b':')?;
     if b.get(colon + 1..colon + 3) != Some(b"//") {
@@ -651,10 +680,23 @@ fn host_of(url: &str) -> Option<&str> {
         i += 1;
     }
     let bracketed = i > h0 && b[i - 1] == b']';
-    Some(match last_colon {
+    let host = match last_colon {
         Some(k) if !bracketed && b[k + 1..i].iter().all(u8::is_ascii_digit) => &url[h0..k],
         _ => &url[h0..i],
-    })
+    };
+    Some((host, i))
+}
+
+/// The path of the text after a URL's authority, and whether a non-empty query follows it (as
+/// [`split_url`] finds them).
+fn path_and_query(rest: &str) -> (&str, bool) {
+    let b = rest.as_bytes();
+    let end = b
+        .iter()
+        .position(|&c| c == b'?' || c == b'#')
+        .unwrap_or(b.len());
+    let has_query = b.get(end) == Some(&b'?') && b.get(end + 1).is_some_and(|&c| c != b'#');
+    (&rest[..end], has_query)
 }
 
 /// The `i`-th non-empty `&`-separated pair of a query.
@@ -667,7 +709,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_of_agrees_with_split_url() {
+    fn host_path_and_query_agree_with_split_url() {
         for u in [
             "http://a.org/x",
             "https://a.org",
@@ -682,10 +724,18 @@ mod tests {
             "file:///x",
             "x:/a://b.org/",
             "http://:80/",
+            "http://a.org/x?",
+            "http://a.org/x?#f",
+            "http://a.org/x#f?q=1",
+            "http://a.org?a=1",
+            "http://a.org/p/q?a=1#x",
+            "http://a.org/p/q/?&",
         ] {
-            let want = split_url(u).map(|p| p.host);
-            if let Some(h) = want {
-                assert_eq!(host_of(u), Some(h), "{u}");
+            if let Some(p) = split_url(u) {
+                let (host, end) = host_of(u).expect(u);
+                assert_eq!(host, p.host, "{u}");
+                let has_query = p.query.is_some_and(|q| !q.is_empty());
+                assert_eq!(path_and_query(&u[end..]), (p.path, has_query), "{u}");
             }
         }
     }
