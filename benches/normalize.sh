@@ -2,7 +2,7 @@
 # Whole-process throughput of `dedust normalize` (README table "normalize throughput").
 # Input: ../shared/datasets/urls/page-links.txt repeated to >= 10 M lines.
 # Rule sets: (a) none, (b) the forum rules, (c) >= 1,000 rules over 1,000 real hosts of the list.
-# Each cell: best of 5 runs (wall time), peak RSS the largest of the 5.
+# Each cell: best of 5 runs (wall time), peak RSS the largest of the 5; runs compared alternate.
 # Usage: benches/normalize.sh            (prints a Markdown table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,16 +59,19 @@ synthetic 1000 10 large
 synthetic 2000 4 absent absent
 count() { python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rules']))" "$1"; }
 nsyn=$(count "$tmp/synthetic.json")
-# Best of 5 runs (this shared machine's load varies by 10-30 % between runs): sets $secs, $kb.
-best() {
-  secs=999; kb=0
-  for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" normalize "$@" "$big" -o /dev/null 2>/dev/null || true
-    read -r s k < "$tmp/time"
-    if python3 -c "import sys; sys.exit(0 if $s < $secs else 1)"; then secs=$s; fi
-    if [ "$k" -gt "$kb" ]; then kb=$k; fi
-  done
+# One run of `normalize "$@"`; the best (smallest) wall time and the largest peak RSS per KEY
+# are kept in secs[KEY], kb[KEY].
+declare -A secs kb
+trial() { # KEY ARGS...
+  local key=$1; shift
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" normalize "$@" "${input:-$big}" -o /dev/null 2>/dev/null || true
+  read -r s k < "$tmp/time"
+  if python3 -c "import sys; sys.exit(0 if $s < ${secs[$key]:-999} else 1)"; then secs[$key]=$s; fi
+  if [ "$k" -gt "${kb[$key]:-0}" ]; then kb[$key]=$k; fi
 }
+# This shared machine's speed drifts by 10-30 % over tens of seconds: each cell is the best of
+# 5 runs, and the runs being compared (one and two threads; the rule sets) alternate.
+rounds=5
 rate() { python3 -c "print(f'{$lines/$1/1e6:.2f} M')"; }
 echo "input: $lines lines ($(du -h "$big" | cut -f1)); synthetic rule set: $nsyn rules over 1000 hosts"
 echo
@@ -79,18 +82,33 @@ for set in none forum synthetic; do
     none) args=() ;;
     *) args=(--rules "$tmp/$set.json") ;;
   esac
+  for _ in $(seq $rounds); do
+    for t in 1 2; do trial "$set$t" "${args[@]}" --threads "$t"; done
+  done
   for t in 1 2; do
-    best "${args[@]}" --threads "$t"
-    echo "| $set | $t | $secs | $(rate "$secs") | $((kb / 1024)) MB |"
+    echo "| $set | $t | ${secs[$set$t]} | $(rate "${secs[$set$t]}") | $((kb[$set$t] / 1024)) MB |"
   done
 done
 echo
 echo "Rule count (one thread): the same lines with more rules on their hosts, and with many rules"
 echo "for hosts absent from the list."
 echo
-echo "| rule files | rules | hosts with rules | lines on those hosts | seconds | URLs/s | peak RSS |"
-echo "|---|---|---|---|---|---|---|"
-for set in small small+absent synthetic large; do
+echo "| rule files | rules | hosts with rules | lines on those hosts | seconds | of which loading the rules | URLs/s | peak RSS |"
+echo "|---|---|---|---|---|---|---|---|"
+sets=(small small+absent synthetic large)
+declare -A rargs
+for set in "${sets[@]}"; do
+  rargs[$set]=""
+  for f in ${set//+/ }; do rargs[$set]+=" --rules $tmp/$f.json"; done
+done
+for _ in $(seq $rounds); do
+  for set in "${sets[@]}"; do
+    # shellcheck disable=SC2086 # the rule arguments are paths without spaces
+    trial "count-$set" ${rargs[$set]} --threads 1
+    input=/dev/null trial "load-$set" ${rargs[$set]} --threads 1
+  done
+done
+for set in "${sets[@]}"; do
   files=()
   for f in ${set//+/ }; do files+=("$tmp/$f.json"); done
   read -r nrules hosts share < <(python3 - "$links" "${files[@]}" <<'PY'
@@ -107,8 +125,6 @@ for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
 print(len(rules), len(scopes), f"{hit / n:.1%}")
 PY
 )
-  args=()
-  for f in "${files[@]}"; do args+=(--rules "$f"); done
-  best "${args[@]}" --threads 1
-  echo "| $set | $nrules | $hosts | $share | $secs | $(rate "$secs") | $((kb / 1024)) MB |"
+  s=${secs[count-$set]}
+  echo "| $set | $nrules | $hosts | $share | $s | ${secs[load-$set]} | $(rate "$s") | $((kb[count-$set] / 1024)) MB |"
 done

@@ -330,7 +330,8 @@ pub struct NormalizeArgs {
     /// Rule file(s); without any, only the base layer runs.
     #[arg(long = "rules", short = 'r')]
     pub rules: Vec<String>,
-    /// Print `url<TAB>canonical<TAB>rule_id` (bad lines: `url<TAB>url<TAB>!bad:<reason>`).
+    /// Print `url<TAB>canonical<TAB>rule_id` (bad lines: `url<TAB>url<TAB>!bad:<reason>`);
+    /// TAB, CR and backslash inside fields are written `\t`, `\r`, `\\`.
     #[arg(long)]
     pub tsv: bool,
     /// Print each canonical URL once (first occurrence wins); bad lines are still passed through.

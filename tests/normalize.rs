@@ -26,12 +26,8 @@ fn modes() {
     let o = dedust(&["normalize", "--rules", &r, "--dedup"], input);
     assert_eq!(stdout(&o), "http://h.org/a?t=5\nhttp://h.org/b\n");
     let o = dedust(&["normalize", "--rules", &r, "--tsv"], input);
-    let lines: Vec<&str> = stdout(&o)
-        .lines()
-        .map(|l| l.split('\t').count())
-        .map(|_| "")
-        .collect();
-    assert_eq!(lines.len(), 3);
+    let fields: Vec<usize> = stdout(&o).lines().map(|l| l.split('\t').count()).collect();
+    assert_eq!(fields, [3, 3, 3]);
     let first: Vec<String> = stdout(&o)
         .lines()
         .next()
@@ -56,6 +52,65 @@ fn modes() {
         b"HTTP://H.ORG/a?t=5\nhttp://h.org/a?s=1&t=5\n",
     );
     assert_eq!(stdout(&o), "HTTP://H.ORG/a?t=5\nhttp://h.org/a?t=5\n");
+}
+
+/// Undo linear-TSV escaping (`\t`, `\r`, `\\`).
+fn unescape(f: &str) -> String {
+    let mut out = String::new();
+    let mut it = f.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            other => panic!("stray escape \\{other:?} in {f:?}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn tsv_rows_have_three_fields_that_unescape_to_the_input() {
+    let t = TempDir::new("norm-tsv");
+    let r = rules(&t);
+    // A TAB inside a URL (WHATWG parsers drop it), a backslash, a CR inside a line, a bad line
+    // with a TAB, and a duplicate after normalization.
+    let lines = [
+        "http://h.org/a?t=5&s=x\t",
+        "http://h.org/b\\c",
+        "http://h.org/c\rd",
+        "not\ta url",
+        "http://h.org/a?t=5",
+        "http://h.org/\tb\\c",
+    ];
+    let input = lines.join("\n") + "\n";
+    for dedup in [false, true] {
+        let mut args = vec!["normalize", "--rules", &r, "--tsv"];
+        if dedup {
+            args.push("--dedup");
+        }
+        let o = dedust(&args, input.as_bytes());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows: Vec<Vec<String>> = stdout(&o)
+            .lines()
+            .map(|l| l.split('\t').map(unescape).collect())
+            .collect();
+        assert!(rows.iter().all(|r| r.len() == 3), "{rows:?}");
+        let firsts: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        if dedup {
+            // Lines 5 and 6 repeat the canonical URLs of lines 1 and 2.
+            assert_eq!(firsts, &lines[..4], "{rows:?}");
+        } else {
+            assert_eq!(firsts, lines, "{rows:?}");
+        }
+        assert_eq!(rows[0][1], "http://h.org/a?t=5");
+        assert_eq!(rows[3][1], lines[3]);
+        assert_eq!(rows[3][2], "!bad:not-url");
+    }
 }
 
 #[test]

@@ -57,11 +57,36 @@ impl Stats {
     }
 }
 
-/// Output of one piece: the bytes, and for `--dedup` each line's (start, end, is_url).
+/// Output of one piece: the bytes, and for `--dedup` each row's place.
 struct Piece {
     out: Vec<u8>,
-    lines: Vec<(usize, usize, bool)>,
+    rows: Vec<Row>,
     stats: Stats,
+}
+
+/// One output row of a piece: `out[start..=end]` (ending in its newline) and, for a URL line,
+/// the canonical URL's bytes `out[key.0..key.1]` (the `--dedup` key).
+struct Row {
+    start: usize,
+    end: usize,
+    key: Option<(usize, usize)>,
+}
+
+/// Append a `--tsv` field escaped as in linear TSV (`\t`, `\r`, `\\`), so that every row has
+/// three fields and each field unescapes to its bytes.
+fn push_field(out: &mut Vec<u8>, field: &[u8]) {
+    if memchr::memchr3(b'\t', b'\r', b'\\', field).is_none() {
+        out.extend_from_slice(field);
+        return;
+    }
+    for &c in field {
+        match c {
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            c => out.push(c),
+        }
+    }
 }
 
 /// Buffers written out come back here to be filled again (no page faults on fresh memory for
@@ -80,9 +105,9 @@ fn take(pool: &Pool, cap: usize) -> Vec<u8> {
     v
 }
 
-fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool) -> Piece {
+fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_rows: bool, pool: &Pool) -> Piece {
     let mut out = take(pool, data.len() + data.len() / 8);
-    let mut lines = Vec::new();
+    let mut rows = Vec::new();
     let mut st = Stats::default();
     let mut buf = String::with_capacity(256);
     let mut rest = data;
@@ -97,23 +122,26 @@ fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool
         }
         st.lines += 1;
         let start = out.len();
-        let status = n.normalize_line_into(line, &mut buf);
-        match status {
+        let mut key = None;
+        match n.normalize_line_into(line, &mut buf) {
             LineStatus::Url { changed, rule } => {
                 st.changed += usize::from(changed);
                 if let Some(i) = rule {
                     *st.by_rule.entry(i).or_default() += 1;
                 }
                 if tsv {
-                    out.extend_from_slice(line);
+                    push_field(&mut out, line);
                     out.push(b'\t');
-                    out.extend_from_slice(buf.as_bytes());
+                    let k = out.len();
+                    push_field(&mut out, buf.as_bytes());
+                    key = Some((k, out.len()));
                     out.push(b'\t');
                     if let Some(i) = rule {
                         out.extend_from_slice(n.rules()[i].id.as_bytes());
                     }
                 } else {
                     out.extend_from_slice(buf.as_bytes());
+                    key = Some((start, out.len()));
                 }
             }
             LineStatus::Bad(why) => {
@@ -121,23 +149,29 @@ fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_lines: bool, pool: &Pool
                 if st.first_bad.len() < 5 {
                     st.first_bad.push((st.lines, why));
                 }
-                out.extend_from_slice(line);
                 if tsv {
+                    push_field(&mut out, line);
                     out.push(b'\t');
-                    out.extend_from_slice(line);
+                    push_field(&mut out, line);
                     out.extend_from_slice(b"\t!bad:");
                     out.extend_from_slice(why.name().as_bytes());
+                } else {
+                    out.extend_from_slice(line);
                 }
             }
         }
-        if keep_lines {
-            lines.push((start, out.len(), matches!(status, LineStatus::Url { .. })));
+        if keep_rows {
+            rows.push(Row {
+                start,
+                end: out.len(),
+                key,
+            });
         }
         out.push(b'\n');
     }
     Piece {
         out,
-        lines,
+        rows,
         stats: st,
     }
 }
@@ -217,12 +251,14 @@ fn recycle(pool: &Pool, buf: Vec<u8>, keep: usize) {
 fn settle(mut p: Piece, dedup: bool, seen: &mut HashSet<Vec<u8>>, st: &mut Stats) -> Vec<u8> {
     if dedup {
         let mut kept = Vec::with_capacity(p.out.len());
-        for &(s, e, is_url) in &p.lines {
-            if is_url && !seen.insert(p.out[s..e].to_vec()) {
-                st.dup += 1;
-                continue;
+        for r in &p.rows {
+            if let Some((s, e)) = r.key {
+                if !seen.insert(p.out[s..e].to_vec()) {
+                    st.dup += 1;
+                    continue;
+                }
             }
-            kept.extend_from_slice(&p.out[s..=e]);
+            kept.extend_from_slice(&p.out[r.start..=r.end]);
         }
         p.out = kept;
     }
