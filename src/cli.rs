@@ -351,6 +351,10 @@ pub struct NormalizeArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Answer each line as soon as it arrives and flush after each (for a program that writes a
+    /// URL and waits for its canonical form); on by default when stdin or stdout is a terminal.
+    #[arg(long)]
+    pub line_buffered: bool,
     /// Write here instead of stdout.
     #[arg(short, long)]
     pub output: Option<String>,

@@ -231,3 +231,44 @@ fn output_closed_early_ends_the_run() {
     let _ = w.join();
     assert_eq!(&first, b"http://example.o");
 }
+
+#[test]
+fn line_buffered_answers_each_line_while_the_input_stays_open() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    for threads in ["1", "2"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
+            .args(["normalize", "--line-buffered", "--threads", threads])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut si = child.stdin.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let so = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(so).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        // Like a crawler asking one URL at a time: the next line is written only after the
+        // answer to the previous one came back.
+        for (ask, answer) in [
+            ("HTTP://A.ORG/x?b=1&a=2", "http://a.org/x?a=2&b=1"),
+            ("not a url", "not a url"),
+            ("https://b.org:443/", "https://b.org/"),
+        ] {
+            si.write_all(format!("{ask}\n").as_bytes()).unwrap();
+            si.flush().unwrap();
+            let got = rx
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no answer to {ask:?} ({threads} threads)"));
+            assert_eq!(got, answer);
+        }
+        drop(si);
+        assert!(child.wait().unwrap().success());
+    }
+}

@@ -20,12 +20,17 @@ use std::sync::{Condvar, Mutex};
 /// Bytes read per block.
 const BLOCK: usize = 4 << 20;
 
+/// Most bytes asked of one `read` call.
+const READ: usize = 256 << 10;
+
 /// How to run: output mode and workers.
 #[derive(Clone, Copy)]
 struct Job {
     tsv: bool,
     dedup: bool,
     threads: usize,
+    /// Flush after every block written (with eager blocks: after every line that came alone).
+    line_buffered: bool,
 }
 
 #[derive(Default, Debug)]
@@ -182,6 +187,10 @@ struct Blocks<'a, R> {
     r: R,
     input: &'a str,
     size: usize,
+    /// [`READ`] bytes, zeroed once.
+    scratch: Vec<u8>,
+    /// Hand over whole lines as soon as a read comes back short (`--line-buffered`).
+    eager: bool,
     carry: Vec<u8>,
     done: bool,
 }
@@ -199,13 +208,26 @@ impl<R: Read> Blocks<'_, R> {
                 .max(block.len())
                 .max(self.size.min(1 << 16))
                 .max(1);
-            let start = block.len();
-            block.resize(start + want, 0);
             let mut filled = 0;
+            // Fill the block. With `eager`, when a read comes back short (a pipe with nothing
+            // more to give yet) and whole lines are in, hand them over now: a program that
+            // writes one URL and waits for its answer gets it. Reads go through a scratch
+            // buffer zeroed once (safe Rust cannot read into uninitialized memory).
             while filled < want {
-                match self.r.read(&mut block[start + filled..]) {
-                    Ok(0) => break,
-                    Ok(k) => filled += k,
+                let asked = (want - filled).min(self.scratch.len());
+                match self.r.read(&mut self.scratch[..asked]) {
+                    Ok(0) => {
+                        self.done = true;
+                        break;
+                    }
+                    Ok(k) => {
+                        let got = &self.scratch[..k];
+                        block.extend_from_slice(got);
+                        filled += k;
+                        if self.eager && k < asked && memchr::memchr(b'\n', got).is_some() {
+                            break;
+                        }
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         self.done = true;
@@ -214,8 +236,6 @@ impl<R: Read> Blocks<'_, R> {
                     }
                 }
             }
-            block.truncate(start + filled);
-            self.done = filled < want;
             if !self.done {
                 // Keep an incomplete last line for the next block.
                 match memchr::memrchr(b'\n', &block) {
@@ -278,14 +298,23 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         }
         _ => Box::new(std::io::stdout()),
     };
+    // As grep and ripgrep do: line-buffered on request, or when a person is typing or reading.
+    let line_buffered = a.line_buffered || {
+        use std::io::IsTerminal;
+        (input == "-" && std::io::stdin().is_terminal())
+            || (a.output.as_deref().is_none_or(|p| p == "-") && std::io::stdout().is_terminal())
+    };
     let blocks = Blocks {
         r,
         input: &input,
         size: BLOCK,
+        scratch: vec![0; READ],
+        eager: line_buffered,
         carry: Vec::new(),
         done: false,
     };
     let job = Job {
+        line_buffered,
         tsv: a.tsv,
         dedup: a.dedup,
         threads: a.threads.unwrap_or_else(|| {
@@ -327,6 +356,7 @@ struct Shared<'a, R, W: Write> {
     blocks: Pool,
     outs: Pool,
     dedup: bool,
+    line_buffered: bool,
 }
 
 impl<R: Read, W: Write> Shared<'_, R, W> {
@@ -388,6 +418,7 @@ impl<R: Read, W: Write> Shared<'_, R, W> {
     }
 
     fn drain(&self, o: &mut Output<W>) {
+        let mut wrote = false;
         loop {
             let piece = match self.pending.lock() {
                 Ok(mut p) if p.first_key_value().is_some_and(|(k, _)| *k == o.next) => {
@@ -395,7 +426,17 @@ impl<R: Read, W: Write> Shared<'_, R, W> {
                 }
                 _ => None,
             };
-            let Some(piece) = piece else { return };
+            let Some(piece) = piece else {
+                // Out as soon as written: an interactive caller waits for these lines.
+                if self.line_buffered && wrote && o.failed.is_none() {
+                    if let Err(e) = o.out.flush() {
+                        o.failed = Some(e);
+                        self.halt();
+                    }
+                }
+                return;
+            };
+            wrote = true;
             let o = &mut *o;
             let bytes = settle(piece, self.dedup, &mut o.seen, &mut o.st);
             if o.failed.is_none() {
@@ -443,6 +484,7 @@ fn run_workers<R: Read + Send, W: Write + Send>(
         blocks: Pool::default(),
         outs: Pool::default(),
         dedup: job.dedup,
+        line_buffered: job.line_buffered,
     };
     let window = 2 * threads as u64;
     let work = || {
@@ -555,6 +597,8 @@ mod tests {
             r,
             input: "test",
             size,
+            scratch: vec![0; READ],
+            eager: job.line_buffered,
             carry: Vec::new(),
             done: false,
         };
@@ -565,13 +609,14 @@ mod tests {
     fn same_bytes_and_counts_for_any_threads_and_block_size() {
         let data = input();
         for (tsv, dedup) in [(false, false), (true, false), (false, true)] {
-            let job = |threads| Job {
+            let job = |threads, line_buffered| Job {
                 tsv,
                 dedup,
                 threads,
+                line_buffered,
             };
             let mut want = Vec::new();
-            let st = run_on(job(1), BLOCK, &data[..], &mut want)
+            let st = run_on(job(1, false), BLOCK, &data[..], &mut want)
                 .unwrap()
                 .unwrap();
             assert_eq!(st.lines, 3001);
@@ -584,14 +629,22 @@ mod tests {
                 assert_eq!(want.iter().filter(|b| **b == b'\n').count(), 3001);
             }
             for threads in [1, 2, 3, 8] {
-                for size in [1, 100, 4096, 1 << 20] {
+                // (block size, line-buffered with a reader that gives at most 7 bytes a call)
+                for (size, lb) in [(1, false), (100, false), (4096, false), (1 << 20, false)]
+                    .into_iter()
+                    .chain([(4096, true), (1 << 20, true)])
+                {
                     let mut got = Vec::new();
-                    let s = run_on(job(threads), size, &data[..], &mut got)
-                        .unwrap()
-                        .unwrap();
+                    let s = if lb {
+                        let r = Trickle { data: &data[..] };
+                        run_on(job(threads, lb), size, r, &mut got)
+                    } else {
+                        run_on(job(threads, lb), size, &data[..], &mut got)
+                    };
+                    let s = s.unwrap().unwrap();
                     assert!(
                         got == want,
-                        "threads {threads}, block {size}, tsv {tsv}, dedup {dedup}"
+                        "threads {threads}, block {size}, tsv {tsv}, dedup {dedup}, line-buffered {lb}"
                     );
                     assert_eq!(
                         (s.lines, s.changed, s.dup, &s.bad, &s.by_rule, &s.first_bad),
@@ -606,6 +659,20 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Gives at most 7 bytes a call, as a slow pipe does.
+    struct Trickle<'a> {
+        data: &'a [u8],
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(7).min(self.data.len());
+            buf[..k].copy_from_slice(&self.data[..k]);
+            self.data = &self.data[k..];
+            Ok(k)
         }
     }
 
@@ -656,6 +723,7 @@ mod tests {
                 tsv: false,
                 dedup: false,
                 threads,
+                line_buffered: threads == 2,
             };
             for (left, kind, quiet) in [
                 (0, std::io::ErrorKind::BrokenPipe, true),
@@ -680,6 +748,7 @@ mod tests {
                 tsv: false,
                 dedup: false,
                 threads,
+                line_buffered: threads == 2,
             };
             let r = Broken {
                 data: &data,
