@@ -1,12 +1,13 @@
 //! `dedust normalize`: one output line per input line, in input order.
 //!
-//! Input is read in blocks of whole lines. With one thread (`--threads 1`) each block is
-//! normalized and written in turn on the calling thread: the run uses one core. With more, a
-//! reader thread, the rayon pool and a writer thread overlap: each block is cut into pieces (four
-//! per thread) normalized in parallel into their own output buffers, two blocks are in flight so
-//! that no core idles at block ends, and the writer writes the buffers in input order. Both paths
-//! give the same bytes. Blocks and buffers are reused; no allocation per line on the common path.
-//! Bad lines are passed through unchanged, counted and reported.
+//! Input is read in blocks of whole lines (4 MB; with `--line-buffered`, whatever whole lines a
+//! short read brings). Each of `--threads` workers takes the next block, normalizes it into its
+//! own buffer and hands it to the ordered output; whoever holds the output writes every block
+//! that is next in line, so no worker waits for another's write, and at most two blocks per
+//! worker are read and not yet written. With one thread everything runs on the calling thread:
+//! one core. The bytes written do not depend on the thread count or block size (tested). Blocks
+//! and buffers are reused; no allocation per line on the common path. Bad lines are passed
+//! through unchanged, counted and reported.
 
 use crate::cli::NormalizeArgs;
 use anyhow::Context;
