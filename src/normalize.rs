@@ -29,16 +29,16 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// lookup saves on this path, which every URL on a rule set's hosts takes. The keys come from the
 /// rule file, not from the crawl, so collisions can only lengthen probes among the file's keys.
 #[derive(Default)]
-struct Fnv(u64);
+struct KeyHasher(u64);
 
-impl Fnv {
+impl KeyHasher {
     #[inline]
     fn mix(&mut self, w: u64) {
         self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }
 
-impl Hasher for Fnv {
+impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -61,7 +61,7 @@ impl Hasher for Fnv {
     }
 }
 
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// Most passes over the rules per URL.
 pub const MAX_ROUNDS: usize = 8;
@@ -70,7 +70,7 @@ pub const MAX_ROUNDS: usize = 8;
 #[derive(Debug, Clone)]
 pub struct Normalizer {
     rules: Vec<Rule>,
-    by_host: FnvMap<String, HostRules>,
+    by_host: KeyMap<String, HostRules>,
     /// Imported regex rules (any host), in rule order.
     global: Vec<usize>,
     /// Rules that can only change a URL with a non-empty query (required parameters, or only
@@ -86,7 +86,7 @@ pub struct Normalizer {
 /// are in rule order.
 #[derive(Debug, Clone, Default)]
 struct HostRules {
-    by_first: FnvMap<String, Vec<usize>>,
+    by_first: KeyMap<String, Vec<usize>>,
     any: Vec<usize>,
 }
 
@@ -142,7 +142,7 @@ impl Normalizer {
     /// assert_eq!(n.normalize("HTTP://WWW.H.ORG/other?b=1&a=2").unwrap().url, "http://h.org/other?a=2&b=1");
     /// ```
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
-        let mut by_host: FnvMap<String, HostRules> = FnvMap::default();
+        let mut by_host: KeyMap<String, HostRules> = KeyMap::default();
         let mut global = Vec::new();
         let mut java = Vec::with_capacity(rules.len());
         for (i, r) in rules.iter().enumerate() {
