@@ -331,7 +331,7 @@ pub struct NormalizeArgs {
     #[arg(long = "rules", short = 'r')]
     pub rules: Vec<String>,
     /// Print `url<TAB>canonical<TAB>rule_id` (bad lines: `url<TAB>url<TAB>!bad:<reason>`);
-    /// TAB, CR and backslash inside fields are written `\t`, `\r`, `\\`.
+    /// a TAB or CR inside a field is written `\t` / `\r`.
     #[arg(long)]
     pub tsv: bool,
     /// Print each canonical URL once (first occurrence wins); bad lines are still passed through.

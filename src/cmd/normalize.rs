@@ -78,10 +78,11 @@ struct Row {
     key: Option<(usize, usize)>,
 }
 
-/// Append a `--tsv` field escaped as in linear TSV (`\t`, `\r`, `\\`), so that every row has
-/// three fields and each field unescapes to its bytes.
+/// Append a `--tsv` field with a TAB or CR inside written as `\t` / `\r`, so that every row
+/// has three fields. Everything else, backslashes included, is written as is: the columns of the
+/// common row equal the input line and the default output byte for byte.
 fn push_field(out: &mut Vec<u8>, field: &[u8]) {
-    if memchr::memchr3(b'\t', b'\r', b'\\', field).is_none() {
+    if memchr::memchr2(b'\t', b'\r', field).is_none() {
         out.extend_from_slice(field);
         return;
     }
@@ -89,7 +90,6 @@ fn push_field(out: &mut Vec<u8>, field: &[u8]) {
         match c {
             b'\t' => out.extend_from_slice(b"\\t"),
             b'\r' => out.extend_from_slice(b"\\r"),
-            b'\\' => out.extend_from_slice(b"\\\\"),
             c => out.push(c),
         }
     }
