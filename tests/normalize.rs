@@ -188,10 +188,22 @@ fn idempotent_on_real_urls() {
     }
 }
 
+/// `dedust ARGS` with stdin and stdout piped to the test (stderr dropped), for tests that talk to
+/// a running process.
+fn spawn(args: &[&str]) -> std::process::Child {
+    use std::process::{Command, Stdio};
+    Command::new(env!("CARGO_BIN_EXE_dedust"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn output_closed_early_ends_the_run() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
     // Enough lines for several blocks in flight; the reader of stdout goes away after a few bytes.
     let line = b"http://example.org/some/long/path/segment?b=2&a=1&utm_source=feed\n";
     let input: Vec<u8> = line
@@ -200,13 +212,7 @@ fn output_closed_early_ends_the_run() {
         .cycle()
         .take(line.len() * 400_000)
         .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
-        .args(["normalize", "--threads", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["normalize", "--threads", "2"]);
     let mut si = child.stdin.take().unwrap();
     let w = std::thread::spawn(move || {
         let _ = si.write_all(&input);
@@ -233,15 +239,8 @@ fn output_closed_early_ends_the_run() {
 #[test]
 fn line_buffered_answers_each_line_while_the_input_stays_open() {
     use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
     for threads in ["1", "2"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dedust"))
-            .args(["normalize", "--line-buffered", "--threads", threads])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(&["normalize", "--line-buffered", "--threads", threads]);
         let mut si = child.stdin.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let so = child.stdout.take().unwrap();

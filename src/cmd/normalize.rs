@@ -97,7 +97,7 @@ fn push_field(out: &mut Vec<u8>, field: &[u8]) {
 
 /// Buffers written out come back here to be filled again (no page faults on fresh memory for
 /// every block).
-type Pool = std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>;
+type Pool = Mutex<Vec<Vec<u8>>>;
 
 fn take(pool: &Pool, cap: usize) -> Vec<u8> {
     let mut v = pool
@@ -183,7 +183,7 @@ fn process(n: &Normalizer, data: &[u8], tsv: bool, keep_rows: bool, pool: &Pool)
 }
 
 /// Whole-line blocks of about `size` bytes from a reader (a line longer than a block makes a
-/// bigger one). Used inline (`--threads 1`) or from the reader thread.
+/// bigger one), taken by the workers in turn.
 struct Blocks<'a, R> {
     r: R,
     input: &'a str,
@@ -716,16 +716,21 @@ mod tests {
         }
     }
 
+    /// Default output mode; line-buffered on two threads, so both settings meet each failure.
+    fn plain(threads: usize) -> Job {
+        Job {
+            tsv: false,
+            dedup: false,
+            threads,
+            line_buffered: threads == 2,
+        }
+    }
+
     #[test]
     fn closed_output_stops_quietly_and_other_write_errors_fail() {
         let data = input();
         for threads in [1, 2, 4] {
-            let job = Job {
-                tsv: false,
-                dedup: false,
-                threads,
-                line_buffered: threads == 2,
-            };
+            let job = plain(threads);
             for (left, kind, quiet) in [
                 (0, std::io::ErrorKind::BrokenPipe, true),
                 (5000, std::io::ErrorKind::BrokenPipe, true),
@@ -745,12 +750,7 @@ mod tests {
     fn read_errors_are_reported_with_the_input_name() {
         let data = input();
         for threads in [1, 2, 4] {
-            let job = Job {
-                tsv: false,
-                dedup: false,
-                threads,
-                line_buffered: threads == 2,
-            };
+            let job = plain(threads);
             let r = Broken {
                 data: &data,
                 left: 20_000,
