@@ -326,6 +326,19 @@ pub(crate) fn param_name(pair: &str) -> &str {
     pair.split_once('=').map_or(pair, |(n, _)| n)
 }
 
+/// The distinct parameter names of a query (without `?`), sorted.
+pub(crate) fn param_names(query: Option<&str>) -> Vec<&str> {
+    let mut names: Vec<&str> = query
+        .unwrap_or("")
+        .split('&')
+        .filter(|kv| !kv.is_empty())
+        .map(param_name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }

@@ -28,6 +28,8 @@ impl ValidateFlags {
         dedust::ValidateOptions {
             min_support: self.min_support,
             max_fpr: self.max_fpr,
+            min_sites: self.min_sites,
+            min_collapse: self.min_collapse,
         }
     }
 
@@ -64,7 +66,7 @@ pub struct ValidateFlags {
     /// candidate on the whole input.
     #[arg(long, default_value_t = 0.0)]
     pub holdout: f64,
-    /// How the held-out share is split off: `url` or `cluster`.
+    /// How the held-out share is split off: `url`, `cluster` or `host`.
     #[arg(long, default_value = "url")]
     pub holdout_split: dedust::SplitMode,
     /// Seed of the held-out split.
@@ -76,6 +78,14 @@ pub struct ValidateFlags {
     /// Highest share of a rule's merges that may join different content.
     #[arg(long, default_value_t = 0.15)]
     pub max_fpr: f64,
+    /// Least registrable domains a cross-host rule (scope `*`) must be seen merging duplicates
+    /// on (and never different content).
+    #[arg(long, default_value_t = 2)]
+    pub min_sites: usize,
+    /// Least URLs a family of many → one rules (varying ids sent to one fixed page, such as a
+    /// login wall) must merge, pooled over the host's rules with that target.
+    #[arg(long, default_value_t = 10)]
+    pub min_collapse: usize,
 }
 
 #[derive(Subcommand, Debug)]
@@ -249,7 +259,7 @@ pub struct ReportArgs {
     pub truth: String,
     #[command(flatten)]
     pub truth_format: TruthFormat,
-    /// How to split into learning and held-out parts: `url` or `cluster`.
+    /// How to split into learning and held-out parts: `url`, `cluster` or `host` (whole registrable domains on one side).
     #[arg(long, default_value = "url")]
     pub split: dedust::SplitMode,
     /// Share held out for testing.
@@ -278,6 +288,10 @@ pub struct SynthArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Number of the first site (site N is the same whatever the offset): `--sites 50` and
+    /// `--sites 50 --host-offset 50` give the same site families on disjoint hosts.
+    #[arg(long, default_value_t = 0)]
+    pub host_offset: usize,
     /// Output directory (gets clusters.tsv and truth.json).
     #[arg(short, long)]
     pub output: String,
@@ -368,7 +382,7 @@ pub struct EvaluateArgs {
     /// Rule file(s) to evaluate on all truth URLs; without, learn on a split and test on the rest.
     #[arg(long = "rules", short = 'r')]
     pub rules: Vec<String>,
-    /// How to split when learning inside: `url` or `cluster`.
+    /// How to split when learning inside: `url`, `cluster` or `host` (whole registrable domains on one side: rules tested on sites never seen).
     #[arg(long, default_value = "url")]
     pub split: dedust::SplitMode,
     /// Share of the data held out for testing.

@@ -106,7 +106,13 @@ struct RegexRule<'a> {
 }
 
 /// Why a learned rule has no regex form (for the skip message).
+/// Why a cross-host rule is not exported.
+const GLOBAL_REASON: &str = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check; not exported as a fetch rewrite";
+
 fn no_regex_reason(r: &Rule, base: &BaseSettings) -> String {
+    if r.is_global() {
+        return GLOBAL_REASON.into();
+    }
     let s = &r.source;
     if base.keep_query_order && (!s.required.is_empty() || !s.optional.is_empty()) {
         return "matches parameters, which a regex can do only in a sorted query (the rules were learned with --keep-query-order)".into();
@@ -325,11 +331,15 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                     && s.path.is_none()
                     && s.scheme.is_none()
                     && s.rest;
-                if !plain_drop {
+                if !plain_drop || r.is_global() {
                     skipped.push(Skipped {
                         id: r.id.clone(),
                         pattern: r.pattern.clone(),
-                        reason: "duplicate-url-discarder has no processor for it (only parameter removal without context: queryRemoval)".into(),
+                        reason: if r.is_global() {
+                            GLOBAL_REASON.into()
+                        } else {
+                            "duplicate-url-discarder has no processor for it (only parameter removal without context: queryRemoval)".into()
+                        },
                     });
                     continue;
                 }

@@ -245,6 +245,10 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
         support: None,
         fp: None,
         fpr: None,
+        sites: None,
+        except: vec![],
+        supporting: vec![],
+        convention: None,
     })
 }
 

@@ -6,8 +6,9 @@
 //!
 //! [`base`] → [`tokenize`] → [`align`] → [`consensus`] → [`rules`] → [`validate`] →
 //! [`normalize`]; [`input`] reads cluster files, [`metrics`] measures a canonicalization,
-//! [`rulefile`] is the JSON rule file, [`pipeline`] runs the whole `learn` job and [`synth`]
-//! generates synthetic data with ground truth.
+//! [`rulefile`] is the JSON rule file, [`pipeline`] runs the whole `learn` job, [`synth`]
+//! generates synthetic data with ground truth and [`site`] gives a host's registrable domain
+//! (the unit of cross-host evidence and of `--split host`).
 //!
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
@@ -30,6 +31,7 @@ pub mod report;
 pub mod rulefile;
 pub mod rules;
 pub mod similarity;
+pub mod site;
 pub mod synth;
 pub mod tdw;
 pub mod tokenize;

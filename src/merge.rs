@@ -8,6 +8,15 @@
 //! ([`crate::validate::order`]: specificity, score, id) is a total order. Rules that appear in
 //! several inputs are kept once; two different rules with the same matching side are a conflict:
 //! the better one (score, then id, as validation decides) is kept and the other reported.
+//!
+//! Cross-host rules (scope `*`) are not taken from the inputs' rule lists: their evidence
+//! ([`RuleFile::evidence`]: counts per candidate) is added up over the files and each candidate is
+//! judged again with the files' thresholds, as `learn` judges it on all data at once (support,
+//! fp and URLs add up over disjoint hosts; supporting and refuting domains unite). A candidate is
+//! kept only when every input whose URLs it could touch ([`RuleFile::exposure`]) validated it: a
+//! shard that never saw the candidate never checked it on its URLs. So merged cross-host rules
+//! are those of a single run whose every validating shard agreed (a subset of a single run's when
+//! a candidate was learned on some shards only). A file given twice counts once.
 
 use crate::error::{Error, Result};
 use crate::rulefile::RuleFile;
@@ -64,10 +73,29 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         files: files.len(),
         ..Default::default()
     };
+    // A file given twice counts once (its evidence is not added to itself).
+    let mut distinct: Vec<&RuleFile> = Vec::new();
+    for f in files {
+        if !distinct.contains(&f) {
+            distinct.push(f);
+        }
+    }
+    let evidence = pool_evidence(&distinct);
+    // With pooled evidence, cross-host rules are decided below, not taken from the files.
+    let pooled = first.validation.is_some() && !evidence.is_empty();
+    let mut shard_except: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
     for f in files {
         for r in &f.rules {
+            if pooled && r.is_global() {
+                rep.rules_in += 1;
+                shard_except
+                    .entry(r.id.clone())
+                    .or_default()
+                    .extend(r.except.iter().cloned());
+                continue;
+            }
             rep.rules_in += 1;
             match by_id.get(&r.id) {
                 None => {
@@ -87,7 +115,8 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     // Same matching side, different rewriting: keep the better.
     let mut by_source: BTreeMap<String, Rule> = BTreeMap::new();
     for r in by_id.into_values() {
-        let key = serde_json::to_string(&(&r.kind, &r.source, &r.regex)).expect("serializes");
+        let key = serde_json::to_string(&(&r.kind, &r.source, &r.regex, &r.convention))
+            .expect("serializes");
         match by_source.remove(&key) {
             None => {
                 by_source.insert(key, r);
@@ -101,8 +130,95 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         }
     }
     let mut rules: Vec<Rule> = by_source.into_values().collect();
+    if let Some(v) = first.validation.filter(|_| pooled) {
+        // Cross-host rules are decided again on the pooled evidence; exceptions the shards
+        // added after validation (hosts whose own rules win) are kept.
+        let opts = crate::validate::ValidateOptions {
+            min_support: v.min_support,
+            max_fpr: v.max_fpr,
+            min_sites: v.min_sites,
+            min_collapse: v.min_collapse,
+        };
+        // Every input whose URLs the candidate could touch must have validated it.
+        let checked_everywhere = |e: &Rule| {
+            let key = crate::validate::exposure_key(e);
+            distinct.iter().all(|f| {
+                let exposed = key
+                    .as_ref()
+                    .is_none_or(|k| f.exposure.get(k).copied().unwrap_or(0) > 0);
+                !exposed || f.evidence.iter().any(|x| x.id == e.id)
+            })
+        };
+        for e in &evidence {
+            if crate::validate::verdict(e, &opts) == crate::validate::Verdict::Keep
+                && checked_everywhere(e)
+            {
+                let mut r = e.clone();
+                r.supporting.clear();
+                if let Some(x) = shard_except.get(&r.id) {
+                    r.except.extend(x.iter().cloned());
+                    r.except.sort_unstable();
+                    r.except.dedup();
+                }
+                rules.push(r);
+            }
+        }
+        rules = crate::validate::cross_host_after_hosts(rules);
+    }
     crate::validate::order(&mut rules);
-    Ok((RuleFile::new(rules, first.base, first.validation), rep))
+    let mut out = RuleFile::new(rules, first.base, first.validation);
+    out.evidence = evidence;
+    for f in &distinct {
+        for (k, v) in &f.exposure {
+            *out.exposure.entry(k.clone()).or_default() += v;
+        }
+    }
+    Ok((out, rep))
+}
+
+/// Cross-host evidence of all files added up by rule id: support, fp, clusters and URLs summed
+/// (the shards hold disjoint hosts), supporting and refuting (`except`) domains united (a domain
+/// refuted anywhere is refuted; `sites` counts the others), the three smallest examples kept.
+fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
+    let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
+    for e in files.iter().flat_map(|f| &f.evidence) {
+        match by_id.get_mut(&e.id) {
+            None => {
+                by_id.insert(e.id.clone(), e.clone());
+            }
+            Some(p) => {
+                let add =
+                    |a: Option<usize>, b: Option<usize>| Some(a.unwrap_or(0) + b.unwrap_or(0));
+                p.support = add(p.support, e.support);
+                p.fp = add(p.fp, e.fp);
+                p.supporting.extend(e.supporting.iter().cloned());
+                p.clusters += e.clusters;
+                p.urls += e.urls;
+                p.except.extend(e.except.iter().cloned());
+                p.except.sort_unstable();
+                p.except.dedup();
+                p.examples.extend(e.examples.iter().cloned());
+                p.examples.sort();
+                p.examples.dedup();
+                p.examples.truncate(3);
+            }
+        }
+    }
+    by_id
+        .into_values()
+        .map(|mut r| {
+            // A domain split over shards counts once; refuted in any shard, it is refuted.
+            r.supporting.sort_unstable();
+            r.supporting.dedup();
+            r.supporting.retain(|d| r.except.binary_search(d).is_err());
+            r.sites = Some(r.supporting.len());
+            r.fpr = Some(crate::validate::rounded_fpr(
+                r.support.unwrap_or(0),
+                r.fp.unwrap_or(0),
+            ));
+            r
+        })
+        .collect()
 }
 
 /// (better, worse) by validation's score, then id.

@@ -6,6 +6,10 @@
 //!   removed correctly (1.0 ideal; 1.0 when there is nothing to remove);
 //! * lost = Σ_b (n_b − n_b,t*) / |URLs| — share of URLs whose distinct content is skipped (0 ideal);
 //! * pairwise precision/recall over URL pairs put in one bucket vs. pairs in one true cluster.
+//!
+//! A mean over many sites can hide one site that loses much: [`worst_host`] gives lost per
+//! registrable domain and names the worst one (among domains with at least
+//! [`WORST_HOST_MIN_URLS`] test URLs, so a one-URL site does not read as "100 % lost").
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -93,8 +97,80 @@ pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
     }
 }
 
+/// Least test URLs a registrable domain needs to be considered by [`worst_host`] (when some
+/// domain has that many; otherwise every domain is).
+pub const WORST_HOST_MIN_URLS: usize = 10;
+
+/// Lost content on one registrable domain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostLost {
+    /// The registrable domain.
+    pub host: String,
+    /// Its test URLs.
+    pub urls: usize,
+    /// Those in a bucket led by another true cluster.
+    pub lost_urls: usize,
+    /// `lost_urls / urls`.
+    pub lost: f64,
+}
+
+/// The registrable domain with the highest lost share (then the most lost URLs, then the
+/// smallest name), among domains with at least [`WORST_HOST_MIN_URLS`] URLs when there are any.
+/// `domains[i]` is the domain of `items[i]`. `None` for no items.
+///
+/// ```
+/// let items = [("a", 0), ("a", 0), ("a", 1), ("b", 2)];
+/// let w = dedust::metrics::worst_host(&items, &["x.org", "x.org", "y.org", "z.org"]).unwrap();
+/// assert_eq!((w.host.as_str(), w.lost_urls, w.lost), ("y.org", 1, 1.0));
+/// ```
+pub fn worst_host<B: AsRef<str>, D: AsRef<str>>(
+    items: &[(B, usize)],
+    domains: &[D],
+) -> Option<HostLost> {
+    let mut buckets: HashMap<&str, HashMap<usize, usize>> = HashMap::new();
+    for (b, c) in items {
+        *buckets
+            .entry(b.as_ref())
+            .or_default()
+            .entry(*c)
+            .or_default() += 1;
+    }
+    let top: HashMap<&str, usize> = buckets
+        .iter()
+        .map(|(b, counts)| {
+            let (c, _) = counts
+                .iter()
+                .map(|(c, k)| (*c, *k))
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+                .expect("bucket not empty");
+            (*b, c)
+        })
+        .collect();
+    let mut per: HashMap<&str, (usize, usize)> = HashMap::new();
+    for ((b, c), d) in items.iter().zip(domains) {
+        let e = per.entry(d.as_ref()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(top[b.as_ref()] != *c);
+    }
+    let big = per.values().any(|&(n, _)| n >= WORST_HOST_MIN_URLS);
+    per.into_iter()
+        .filter(|(_, (n, _))| !big || *n >= WORST_HOST_MIN_URLS)
+        .map(|(d, (n, l))| HostLost {
+            host: d.to_string(),
+            urls: n,
+            lost_urls: l,
+            lost: l as f64 / n as f64,
+        })
+        .max_by(|a, b| {
+            a.lost
+                .total_cmp(&b.lost)
+                .then(a.lost_urls.cmp(&b.lost_urls))
+                .then_with(|| b.host.cmp(&a.host))
+        })
+}
+
 /// Metrics of no normalization, the base layer alone, and base layer + rules on the same URLs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// URLs as they are.
     pub none: Metrics,
@@ -102,6 +178,8 @@ pub struct Comparison {
     pub base: Metrics,
     /// Base normalization and the rules.
     pub rules: Metrics,
+    /// With the rules: the registrable domain that loses the largest share of its URLs.
+    pub worst_host: Option<HostLost>,
 }
 
 /// Compare no normalization, the base layer and `rules` on the URLs of `test` clusters.
@@ -136,10 +214,16 @@ pub fn compare(
     };
     let with_rules = crate::Normalizer::new(rules, Some(*base));
     let only_base = crate::Normalizer::new(vec![], Some(*base));
+    let ruled = run(&with_rules);
+    let domains: Vec<String> = raw
+        .iter()
+        .map(|(u, _)| crate::site::domain_of_url(u).unwrap_or_default())
+        .collect();
     Comparison {
         none: metrics(&raw),
         base: metrics(&run(&only_base)),
-        rules: metrics(&run(&with_rules)),
+        rules: metrics(&ruled),
+        worst_host: worst_host(&ruled, &domains),
     }
 }
 

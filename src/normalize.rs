@@ -15,7 +15,8 @@
 //! user info or fragment, each path segment matches its pattern, each required parameter occurs
 //! exactly once with a matching value, and every other parameter is optional or allowed by `rest`.
 //! Output parameters are sorted by name (stable), like the base layer. An imported rule
-//! ([`RuleKind::Regex`]) applies to every URL as Java's `replaceAll` does.
+//! ([`RuleKind::Regex`]) applies to every URL as Java's `replaceAll` does; a cross-host rule
+//! (scope `*`) matches every host but those in its `except` list.
 
 use crate::base::{base_normalize, BaseError, BaseOptions};
 use crate::import::JavaRegex;
@@ -71,7 +72,7 @@ pub const MAX_ROUNDS: usize = 8;
 pub struct Normalizer {
     rules: Vec<Rule>,
     by_host: KeyMap<String, HostRules>,
-    /// Imported regex rules (any host), in rule order.
+    /// Imported regex rules and cross-host rules (any host), in rule order.
     global: Vec<usize>,
     /// Rules that can only change a URL with a non-empty query (required parameters, or only
     /// dropping parameters): skipped at once for URLs without one.
@@ -159,6 +160,11 @@ impl Normalizer {
                 continue;
             }
             java.push(None);
+            if r.is_global() {
+                // Cross-host rules are tried on every URL, like imported ones.
+                global.push(i);
+                continue;
+            }
             let h = by_host.entry(r.source.host.clone()).or_default();
             match first_literal(r) {
                 Some(l) => h.by_first.entry(l.to_string()).or_default().push(i),
@@ -517,8 +523,15 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
 fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Option<String> {
     let p = *p;
     let s = &rule.source;
-    if p.host != s.host || !p.port.is_empty() || !p.userinfo.is_empty() || p.fragment.is_some() {
+    if !rule.applies_to_host(p.host)
+        || !p.port.is_empty()
+        || !p.userinfo.is_empty()
+        || p.fragment.is_some()
+    {
         return None;
+    }
+    if let Some(c) = &rule.convention {
+        return apply_convention(c, &p);
     }
     if let Some(sc) = &s.scheme {
         if p.scheme != sc {
@@ -644,6 +657,35 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
         out.push_str(&query.join("&"));
     }
     Some(out)
+}
+
+/// Apply a URL convention to a URL without port, user info or fragment; `None` when it does not
+/// change the URL.
+fn apply_convention(
+    c: &crate::rules::Convention,
+    p: &crate::tokenize::UrlParts<'_>,
+) -> Option<String> {
+    use crate::rules::Convention as C;
+    let query = p.query.map_or(String::new(), |q| format!("?{q}"));
+    let (scheme, host, path) = (p.scheme, p.host, p.path);
+    match c {
+        C::Https => (scheme == "http").then(|| format!("https://{host}{path}{query}")),
+        // Only when the bare host is the same registrable domain: `www.co.uk` is not `co.uk`.
+        C::StripWww => host
+            .strip_prefix("www.")
+            .filter(|h| crate::site::registrable_domain(h) == crate::site::registrable_domain(host))
+            .map(|h| format!("{scheme}://{h}{path}{query}")),
+        C::DefaultDoc(name) => {
+            let dir = path.strip_suffix(name.as_str())?.strip_suffix('/')?;
+            Some(format!("{scheme}://{host}{dir}/{query}"))
+        }
+        C::TrailingSlash => {
+            let trimmed = path
+                .strip_suffix('/')
+                .filter(|t| !t.is_empty() && !t.ends_with('/'))?;
+            Some(format!("{scheme}://{host}{trimmed}{query}"))
+        }
+    }
 }
 
 /// Whether a rule only drops optional parameters (keeping scheme, host, path and the rest).

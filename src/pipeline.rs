@@ -10,7 +10,7 @@ use crate::rules::{
     candidates_from, learn_candidates, Cluster, LearnOptions, LearnStats, Prepared, Rule,
 };
 use crate::validate::{
-    finalize, labeled, rule_stats, select, split_clusters, SplitMode, ValidateOptions,
+    finalize, labeled, rule_stats_and_sites, select, split_clusters, SplitMode, ValidateOptions,
     ValidateReport,
 };
 
@@ -127,7 +127,7 @@ fn from_prepared(
 }
 
 fn finish(
-    cands: Vec<Rule>,
+    mut cands: Vec<Rule>,
     stats: LearnStats,
     data: Vec<crate::validate::Labeled>,
     parts: Option<&Vec<Vec<Cluster>>>,
@@ -146,9 +146,9 @@ fn finish(
                 Some(p) => {
                     let (val, _) = labeled(&p[1], &cfg.learn.base);
                     let (tr, _) = labeled(&p[0], &cfg.learn.base);
-                    rule_stats(&cands, &val, &tr)
+                    rule_stats_and_sites(&mut cands, &val, &tr)
                 }
-                None => rule_stats(&cands, &data, &[]),
+                None => rule_stats_and_sites(&mut cands, &data, &[]),
             };
             progress(Stage::Validate, candidates, candidates);
             let all_candidates: Vec<Rule> = cands
@@ -158,21 +158,38 @@ fn finish(
                     let mut r = r.clone();
                     r.support = Some(s);
                     r.fp = Some(f);
-                    r.fpr = Some(if s == 0 { 0.0 } else { f as f64 / s as f64 });
+                    r.fpr = Some(crate::validate::rounded_fpr(s, f));
                     r
                 })
                 .collect();
             progress(Stage::Select, 0, candidates);
-            let (rules, rep) = select(cands, &st, &data, &v);
+            let mut evidence: Vec<Rule> = all_candidates
+                .iter()
+                .filter(|r| r.is_global())
+                .cloned()
+                .collect();
+            evidence.sort_by(|a, b| a.id.cmp(&b.id));
+            let (mut rules, rep) = select(cands, &st, &data, &v);
+            // Supporting domains are evidence, kept in `evidence` only.
+            for r in &mut rules {
+                r.supporting.clear();
+            }
+            let mut file = RuleFile::new(
+                rules,
+                base,
+                Some(ValidationSettings {
+                    min_support: v.min_support,
+                    max_fpr: v.max_fpr,
+                    min_sites: v.min_sites,
+                    min_collapse: v.min_collapse,
+                }),
+            );
+            if !evidence.is_empty() {
+                file.exposure = crate::validate::exposure(&data);
+            }
+            file.evidence = evidence;
             LearnOutput {
-                file: RuleFile::new(
-                    rules,
-                    base,
-                    Some(ValidationSettings {
-                        min_support: v.min_support,
-                        max_fpr: v.max_fpr,
-                    }),
-                ),
+                file,
                 stats,
                 candidates,
                 validation: Some(rep),
@@ -181,6 +198,8 @@ fn finish(
         }
         None => {
             progress(Stage::Select, 0, candidates);
+            // Unvalidated, nothing says a cross-host candidate holds on more than one site.
+            cands.retain(|r| !r.is_global());
             let (rules, _, _) = finalize(cands, &data);
             LearnOutput {
                 file: RuleFile::new(rules, base, None),
@@ -216,7 +235,7 @@ pub fn experiment(train: &[Cluster], test: &[Cluster], cfg: &LearnConfig) -> Exp
 ///
 /// ```
 /// use dedust::{cross_validate, synth, LearnConfig, SplitMode};
-/// let s = synth::synth(&synth::SynthOptions { sites: 2, pages: 40, seed: 1 });
+/// let s = synth::synth(&synth::SynthOptions { sites: 2, pages: 40, seed: 1, host_offset: 0 });
 /// let clusters = dedust::input::rows_to_clusters(&s.rows);
 /// let folds = cross_validate(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, SplitMode::Url, 3, 1);
 /// assert_eq!(folds.len(), 3);

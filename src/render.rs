@@ -70,8 +70,41 @@ fn pieces_regex(p: &[Piece], delim: &str) -> String {
         .collect()
 }
 
+/// Readable pattern and target of a URL convention.
+fn convention_text(c: &crate::rules::Convention) -> (String, String) {
+    use crate::rules::Convention as C;
+    match c {
+        C::Https => (
+            "http://*{/path}{?query}".into(),
+            "https://*{/path}{?query}".into(),
+        ),
+        C::StripWww => (
+            "*://www.*{/path}{?query}".into(),
+            "*://*{/path}{?query}".into(),
+        ),
+        C::DefaultDoc(n) => (
+            format!("*://*{{/path}}/{n}{{?query}}"),
+            "*://*{/path}/{?query}".into(),
+        ),
+        C::TrailingSlash => (
+            "*://*{/path}/{?query}".into(),
+            "*://*{/path}{?query}".into(),
+        ),
+    }
+}
+
 /// Fill in the readable forms, regex and id of a rule.
 pub fn describe(rule: &mut Rule) {
+    if let Some(c) = &rule.convention {
+        (rule.pattern, rule.target) = convention_text(c);
+        rule.regex = None;
+        rule.replacement = None;
+        rule.id = format!(
+            "r{:016x}",
+            fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
+        );
+        return;
+    }
     let s = &rule.source;
     let o = &rule.output;
     // --- readable pattern
@@ -368,6 +401,10 @@ fn nullable(slots: &[Slot]) -> bool {
 
 /// Regex and replacement of a learned rule, when expressible (see the module docs).
 pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
+    // Cross-host rules are dedup-key rules: never exported as a rewrite of one regex.
+    if rule.is_global() {
+        return None;
+    }
     let s = &rule.source;
     let o = &rule.output;
     let mut re = String::from("^");

@@ -36,6 +36,18 @@ pub struct RuleFile {
     pub validation: Option<ValidationSettings>,
     /// Rules in application order.
     pub rules: Vec<Rule>,
+    /// Cross-host evidence: every cross-host candidate `learn` validated, kept or not, with its
+    /// pooled counts (`support`, `fp`, `sites`, `except`, `clusters`, `urls`), sorted by id.
+    /// `merge` adds these up over host shards and decides the cross-host rules again, so shards
+    /// that each saw a parameter on one site can together keep a rule seen on two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Rule>,
+    /// How many validation URLs a cross-host candidate of each kind could touch
+    /// ([`crate::validate::exposure_key`]: a parameter name, or a URL convention). `merge` keeps a
+    /// pooled cross-host rule only when every input exposed to it validated it, so a shard's URLs
+    /// are never rewritten by a rule nobody checked on them.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub exposure: std::collections::BTreeMap<String, usize>,
 }
 
 /// Validation settings recorded in a rule file.
@@ -45,6 +57,20 @@ pub struct ValidationSettings {
     pub min_support: usize,
     /// `--max-fpr`.
     pub max_fpr: f64,
+    /// `--min-sites` (files written before the cross-host tier: 2).
+    #[serde(default = "default_min_sites")]
+    pub min_sites: usize,
+    /// `--min-collapse` (files written before it: 10).
+    #[serde(default = "default_min_collapse")]
+    pub min_collapse: usize,
+}
+
+fn default_min_sites() -> usize {
+    crate::validate::ValidateOptions::default().min_sites
+}
+
+fn default_min_collapse() -> usize {
+    crate::validate::ValidateOptions::default().min_collapse
 }
 
 impl RuleFile {
@@ -61,6 +87,8 @@ impl RuleFile {
             base,
             validation,
             rules,
+            evidence: Vec::new(),
+            exposure: Default::default(),
         }
     }
 
@@ -104,7 +132,12 @@ impl RuleFile {
                 "unsupported version {ver} (this dedust reads {VERSION})"
             )));
         }
-        let f: RuleFile = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
+        let mut f: RuleFile = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
+        // Cross-host exceptions are looked up by binary search.
+        for r in f.rules.iter_mut().chain(f.evidence.iter_mut()) {
+            r.except.sort_unstable();
+            r.except.dedup();
+        }
         // Imported regex rules must compile here, not fail silently later.
         for (i, r) in f.rules.iter().enumerate() {
             if r.kind == crate::rules::RuleKind::Regex {

@@ -20,7 +20,14 @@
 //! * [`RuleKind::Template`]: path and query patterns to a target template;
 //! * [`RuleKind::Alias`]: scheme/host aliases with path and query copied (`http`→`https`, `www.`);
 //! * [`RuleKind::Drop`]: drop one parameter anywhere on the host when the context parameters are
-//!   present, keeping every other parameter.
+//!   present, keeping every other parameter — by name when its values are [`high_entropy`], else
+//!   one rule per value (`mode=hybrid` apart from `mode=threaded`).
+//!
+//! The same pairs are also evidence for the **cross-host tier** (scope [`ANY_HOST`]): a parameter
+//! dropped on any host (anywhere, and on one literal path such as `/showthread.php`), with a typed
+//! value when high-entropy, per value otherwise; and the URL [`Convention`]s `http` ≡ `https`,
+//! `www.h` ≡ `h`, `/dir/NAME` ≡ `/dir/`, `/a/` ≡ `/a`, seen in either direction. Validation
+//! ([`crate::validate`]) pools their evidence over hosts, counts sites and adds host exceptions.
 //!
 //! Invariants: the output is deterministic (sorted by key, independent of thread count); every
 //! rule's target, applied to a member it was learned from, gives that member's canonical URL.
@@ -202,6 +209,24 @@ pub enum RuleKind {
     /// A hand-written (imported) Java regex applied to the whole URL with `replaceAll`, on any
     /// host; `regex` and `replacement` hold it (see [`crate::import`]).
     Regex,
+    /// A cross-host URL convention ([`Convention`]), learned from evidence on many sites.
+    Convention,
+}
+
+/// A URL convention: two spellings that many sites serve with the same content. Each maps
+/// both spellings to one of them (a dedup key, not a fetch target: an `http`-only site keeps
+/// being fetched over `http`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Convention {
+    /// `http` ≡ `https`: the key uses `https`.
+    Https,
+    /// `www.h` ≡ `h`: the key drops a leading `www.` (when a dot remains).
+    StripWww,
+    /// `/dir/NAME` ≡ `/dir/` for a default document NAME (`index.html`, `index.php`, …).
+    DefaultDoc(String),
+    /// `/a/b/` ≡ `/a/b`: the key drops one trailing slash (never the root `/`).
+    TrailingSlash,
 }
 
 /// One rewrite rule, as stored in the rule file.
@@ -242,6 +267,75 @@ pub struct Rule {
     /// Validation: fp / support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fpr: Option<f64>,
+    /// Cross-host rules (scope [`ANY_HOST`]): registrable domains on which validation saw the
+    /// rule merge duplicates and never different content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sites: Option<usize>,
+    /// Cross-host rules: registrable domains where the rule does not apply, because there it
+    /// merged different content or the host's own rules use what it changes (host evidence beats
+    /// global evidence). Sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
+    /// Cross-host evidence only (the rule file's `evidence`): the registrable domains where the
+    /// candidate merged duplicates and never different content, so `merge` can unite them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supporting: Vec<String>,
+    /// For [`RuleKind::Convention`]: the convention applied (source/output are then unused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convention: Option<Convention>,
+}
+
+/// The scope (and `source.host`) of a cross-host rule: it applies to every host, those in
+/// [`Rule::except`] excepted — hosts never seen in training included.
+pub const ANY_HOST: &str = "*";
+
+impl Rule {
+    /// A rule with its readable forms, regex and id filled in ([`crate::render::describe`]); no
+    /// provenance or validation numbers yet. The scope is the source host.
+    pub fn new(kind: RuleKind, source: Source, output: Target) -> Rule {
+        let mut rule = Rule {
+            id: String::new(),
+            kind,
+            scope: source.host.clone(),
+            pattern: String::new(),
+            target: String::new(),
+            regex: None,
+            replacement: None,
+            source,
+            output,
+            clusters: 0,
+            urls: 0,
+            examples: vec![],
+            support: None,
+            fp: None,
+            fpr: None,
+            sites: None,
+            except: vec![],
+            supporting: vec![],
+            convention: None,
+        };
+        crate::render::describe(&mut rule);
+        rule
+    }
+
+    /// Whether the rule is in the cross-host tier (scope [`ANY_HOST`]).
+    pub fn is_global(&self) -> bool {
+        self.source.host == ANY_HOST
+    }
+
+    /// Whether the rule may apply to a URL on `host` (its scope, less its exceptions: registrable
+    /// domains, so a refuted site's other hosts are excepted too).
+    pub fn applies_to_host(&self, host: &str) -> bool {
+        if self.is_global() {
+            self.except.is_empty()
+                || self
+                    .except
+                    .binary_search_by(|d| d.as_str().cmp(crate::site::registrable_domain(host)))
+                    .is_err()
+        } else {
+            self.source.host == host
+        }
+    }
 }
 
 /// A duplicate cluster: an id and its URLs.
@@ -251,6 +345,28 @@ pub struct Cluster {
     pub id: String,
     /// Member URLs as read.
     pub urls: Vec<String>,
+}
+
+/// Whether a parameter's observed values are high-entropy (ids: session, click, post ids) rather
+/// than a few repeated settings (`mode=hybrid`, `print=1`): at least 3 distinct values making up
+/// at least half of the observations, or two observations of two different id-shaped values. High-entropy parameters are dropped by name with a typed
+/// value; low-entropy ones are learned per value (`mode=hybrid` may go while `mode=threaded`
+/// stays), as in Lei et al.'s pattern tree (WWW 2010).
+///
+/// ```
+/// use dedust::rules::high_entropy;
+/// assert!(high_entropy(&["a1f3", "9c2e", "77d0", "0b1a"]));
+/// assert!(!high_entropy(&["hybrid", "threaded", "hybrid", "hybrid", "threaded", "hybrid"]));
+/// assert!(high_entropy(&["9f8e7d6c", "0a1b2c3d"]));
+/// assert!(!high_entropy(&["hybrid", "threaded"]));
+/// ```
+pub fn high_entropy(values: &[&str]) -> bool {
+    let distinct: BTreeSet<&str> = values.iter().copied().collect();
+    // With only two observations, two different id-shaped values (6+ characters with a digit)
+    // are taken as ids too.
+    let id_like = |v: &&str| v.len() >= 6 && v.bytes().any(|b| b.is_ascii_digit());
+    (distinct.len() >= 3 && distinct.len() * 2 >= values.len())
+        || (distinct.len() == 2 && values.len() == 2 && distinct.iter().all(id_like))
 }
 
 /// Options of candidate learning.
@@ -373,6 +489,14 @@ enum GroupKey {
         context: Vec<String>,
         drop: String,
     },
+    /// Cross-host: parameter `name` dropped, anywhere or on one literal path (a path signature
+    /// such as `/showthread.php` that recurs across hosts running the same software).
+    GlobalDrop {
+        name: String,
+        path: Option<Vec<String>>,
+    },
+    /// Cross-host: a URL convention seen in this pair.
+    Convention(Convention),
     Template {
         from: (String, String),
         to: (String, String),
@@ -582,6 +706,15 @@ fn observations(
         // A scheme/host difference is its own (alias) observation; the rest of the pair is
         // described as if the alias had been applied, so path/query rules are learned once, on
         // the canonical host, whatever alias a member came from.
+        if uu.scheme != cu.scheme {
+            out.push((GroupKey::Convention(Convention::Https), pair(true)));
+        }
+        if uu.host != cu.host
+            && (uu.host.strip_prefix("www.") == Some(cu.host.as_str())
+                || cu.host.strip_prefix("www.") == Some(uu.host.as_str()))
+        {
+            out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
+        }
         if uu.scheme != cu.scheme || uu.host != cu.host {
             out.push((
                 GroupKey::Alias {
@@ -638,6 +771,32 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
     if u.segs == c.segs && same_query {
         return out;
     }
+    // Cross-host path conventions, in either direction (each is an equivalence).
+    let (long, short) = if u.segs.len() > c.segs.len() {
+        (&u.segs, &c.segs)
+    } else {
+        (&c.segs, &u.segs)
+    };
+    if !u.segs.is_empty() && u.segs.len() == c.segs.len() {
+        // `/dir/NAME` ≡ `/dir/`: only the last segment differs, and one of them is empty.
+        let n = u.segs.len();
+        let (a, b) = (&u.segs[n - 1], &c.segs[n - 1]);
+        if u.segs[..n - 1] == c.segs[..n - 1] && (a.is_empty() != b.is_empty()) {
+            let name = if a.is_empty() { b } else { a };
+            if name.contains('.') && !value_like(name) {
+                out.push(GroupKey::Convention(Convention::DefaultDoc(name.clone())));
+            }
+        }
+    }
+    if long.len() == short.len() + 1 && long[..short.len()] == short[..] {
+        let last = &long[short.len()];
+        if last.is_empty() && short.last().is_some_and(|s| !s.is_empty()) {
+            out.push(GroupKey::Convention(Convention::TrailingSlash));
+        } else if last.contains('.') && !value_like(last) {
+            // `/dir/NAME` ≡ `/dir/` (or `/dir`, with the trailing-slash convention)
+            out.push(GroupKey::Convention(Convention::DefaultDoc(last.clone())));
+        }
+    }
     let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
     let dup_names = unames.len() != u.params.len();
     let kept: Vec<&(String, Option<String>)> =
@@ -664,6 +823,17 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
                     host: u.host.clone(),
                     context: Vec::new(),
                     drop: d.to_string(),
+                });
+            }
+            // Cross-host evidence: the same parameter on any host, and on this literal path.
+            out.push(GroupKey::GlobalDrop {
+                name: d.to_string(),
+                path: None,
+            });
+            if !u.segs.is_empty() && u.segs.iter().all(|s| !value_like(s)) {
+                out.push(GroupKey::GlobalDrop {
+                    name: d.to_string(),
+                    path: Some(u.segs.clone()),
                 });
             }
         }
@@ -849,27 +1019,138 @@ fn seg_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
     pieces
 }
 
-fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
-    let mut clusters: Vec<usize> = obs.iter().map(|o| o.cluster).collect();
-    clusters.sort_unstable();
-    clusters.dedup();
+/// Values once per cluster (an id repeated by a cluster's members is one observation), bare
+/// names left out: the sample [`high_entropy`] judges.
+fn distinct_per_cluster<'a>(
+    values: impl Iterator<Item = (usize, Option<&'a str>)>,
+) -> Vec<&'a str> {
+    let set: BTreeSet<(usize, &str)> = values.filter_map(|(c, v)| v.map(|v| (c, v))).collect();
+    set.into_iter().map(|(_, v)| v).collect()
+}
+
+/// The observed values of parameter `name` in a group's pairs, once per cluster.
+fn drop_values<'a>(name: &str, obs: &'a [Obs]) -> Vec<&'a str> {
+    distinct_per_cluster(obs.iter().filter_map(|o| {
+        o.from
+            .params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| (o.cluster, v.as_deref()))
+    }))
+}
+
+/// Drop rules of one group (scope `host`, or [`ANY_HOST`]; the `context` parameters must be
+/// present and are kept): one rule with a typed value when the parameter's values are
+/// [`high_entropy`], else one rule per value seen (bare names and empty values included).
+fn build_drops(
+    host: &str,
+    context: &[String],
+    name: &str,
+    path: &Option<Vec<String>>,
+    obs: &[Obs],
+) -> Vec<Rule> {
+    let value = |o: &Obs| -> Option<Option<String>> {
+        o.from
+            .params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let with: Vec<(&Obs, Option<String>)> = obs
+        .iter()
+        .filter_map(|o| value(o).map(|v| (o, v)))
+        .collect();
+    let valued = distinct_per_cluster(with.iter().map(|(o, v)| (o.cluster, v.as_deref())));
+    let mut variants: Vec<(ValPat, Vec<Obs>)> = Vec::new();
+    if high_entropy(&valued) {
+        let t = CapType::infer(valued.iter().copied());
+        let of: Vec<Obs> = with
+            .iter()
+            .filter(|(_, v)| v.is_some())
+            .map(|(o, _)| (*o).clone())
+            .collect();
+        variants.push((ValPat::Pieces(vec![Piece::Cap(t)]), of));
+    } else {
+        let mut by_val: std::collections::BTreeMap<&Option<String>, Vec<Obs>> = Default::default();
+        for (o, v) in &with {
+            by_val.entry(v).or_default().push((*o).clone());
+        }
+        for (v, of) in by_val {
+            let pat = match v {
+                None => ValPat::Bare,
+                Some(v) if v.is_empty() => ValPat::Pieces(vec![]),
+                Some(v) => ValPat::Pieces(vec![Piece::Lit(v.clone())]),
+            };
+            variants.push((pat, of));
+        }
+    }
+    variants
+        .into_iter()
+        .map(|(pat, of)| {
+            let (clusters, urls, examples) = provenance(&of);
+            let mut required: Vec<(String, ValPat)> = context
+                .iter()
+                .map(|n| (n.clone(), ValPat::Any))
+                .chain(std::iter::once((name.to_string(), pat)))
+                .collect();
+            required.sort();
+            let mut rule = Rule::new(
+                RuleKind::Drop,
+                Source {
+                    scheme: None,
+                    host: host.to_string(),
+                    path: path.as_ref().map(|segs| {
+                        segs.iter()
+                            .map(|s| {
+                                if s.is_empty() {
+                                    vec![]
+                                } else {
+                                    vec![Piece::Lit(s.clone())]
+                                }
+                            })
+                            .collect()
+                    }),
+                    required,
+                    optional: vec![],
+                    rest: true,
+                },
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(context.iter().map(|n| (n.clone(), ValOut::Copy)).collect()),
+                },
+            );
+            rule.clusters = clusters;
+            rule.urls = urls;
+            rule.examples = examples;
+            rule
+        })
+        .collect()
+}
+
+/// Where a group was learned from: its clusters, distinct URLs and up to 3 example clusters.
+fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     let mut urls: BTreeSet<&str> = BTreeSet::new();
+    // Per cluster: its canonical URL(s) and its other members (one pass, `O(n log n)`).
+    type Members<'a> = (BTreeSet<&'a String>, BTreeSet<&'a String>);
+    let mut per: std::collections::BTreeMap<usize, Members> = Default::default();
     for o in obs {
         urls.insert(&o.from_url);
         urls.insert(&o.to_url);
+        let e = per.entry(o.cluster).or_default();
+        e.0.insert(&o.to_url);
+        e.1.insert(&o.from_url);
     }
     // Examples: per cluster its canonical URL(s) then the other members, sorted, and the three
     // smallest such lists, so that the choice does not depend on the input order.
-    let mut examples: Vec<Vec<String>> = clusters
-        .iter()
-        .map(|&cl| {
-            let of = || obs.iter().filter(move |o| o.cluster == cl);
-            let tos: BTreeSet<&String> = of().map(|o| &o.to_url).collect();
-            let froms: BTreeSet<&String> = of().map(|o| &o.from_url).collect();
+    let mut examples: Vec<Vec<String>> = per
+        .values()
+        .map(|(tos, froms)| {
             let mut ex: Vec<String> = Vec::new();
-            for u in tos.into_iter().chain(froms) {
-                if !ex.contains(u) && ex.len() < 4 {
-                    ex.push(u.clone());
+            for u in tos.iter().chain(froms) {
+                if !ex.contains(*u) && ex.len() < 4 {
+                    ex.push((*u).clone());
                 }
             }
             ex
@@ -877,7 +1158,44 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
         .collect();
     examples.sort();
     examples.truncate(3);
+    (per.len(), urls.len(), examples)
+}
+
+/// The rule of a cross-host URL convention.
+pub fn convention_rule(c: Convention) -> Rule {
+    let mut rule = Rule::new(
+        RuleKind::Convention,
+        Source {
+            scheme: None,
+            host: ANY_HOST.to_string(),
+            path: None,
+            required: vec![],
+            optional: vec![],
+            rest: true,
+        },
+        Target {
+            scheme: None,
+            host: None,
+            path: None,
+            query: None,
+        },
+    );
+    rule.convention = Some(c);
+    crate::render::describe(&mut rule);
+    rule
+}
+
+fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
+    let (clusters, urls, examples) = provenance(obs);
     let (kind, source, output) = match key {
+        GroupKey::GlobalDrop { .. } => unreachable!("built by build_drops"),
+        GroupKey::Convention(c) => {
+            let mut r = convention_rule(c.clone());
+            r.clusters = clusters;
+            r.urls = urls;
+            r.examples = examples;
+            return Some(r);
+        }
         GroupKey::Alias { from, to } => (
             RuleKind::Alias,
             Source {
@@ -1016,24 +1334,10 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             )
         }
     };
-    let mut rule = Rule {
-        id: String::new(),
-        kind,
-        scope: source.host.clone(),
-        pattern: String::new(),
-        target: String::new(),
-        regex: None,
-        replacement: None,
-        source,
-        output,
-        clusters: clusters.len(),
-        urls: urls.len(),
-        examples,
-        support: None,
-        fp: None,
-        fpr: None,
-    };
-    crate::render::describe(&mut rule);
+    let mut rule = Rule::new(kind, source, output);
+    rule.clusters = clusters;
+    rule.urls = urls;
+    rule.examples = examples;
     Some(rule)
 }
 
@@ -1224,14 +1528,26 @@ pub fn candidates_from(
     groups.par_sort_by(|a, b| a.0.cmp(&b.0));
     let mut rules: Vec<Rule> = groups
         .par_iter_mut()
-        .filter_map(|(k, pairs)| {
+        .flat_map_iter(|(k, pairs)| {
             pairs.sort_unstable();
-            build_rule(k, &materialize(pairs, prep, &targets))
+            let obs = materialize(pairs, prep, &targets);
+            match k {
+                GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
+                // A host-scoped drop by name (any value) only for high-entropy values.
+                GroupKey::Drop {
+                    host,
+                    context,
+                    drop,
+                } if !high_entropy(&drop_values(drop, &obs)) => {
+                    build_drops(host, context, drop, &None, &obs)
+                }
+                _ => build_rule(k, &obs).into_iter().collect(),
+            }
         })
         .collect();
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
-    rules.retain(|r| seen.insert((r.source.clone(), r.output.clone())));
+    rules.retain(|r| seen.insert((r.source.clone(), r.output.clone(), r.convention.clone())));
     (rules, stats)
 }
 
@@ -1249,6 +1565,164 @@ mod tests {
     fn learn(cl: &[Cluster]) -> Vec<(String, String)> {
         let (rules, _) = learn_candidates(cl, &LearnOptions::default(), &|_| {});
         rules.into_iter().map(|r| (r.pattern, r.target)).collect()
+    }
+
+    #[test]
+    fn cross_host_candidates_table() {
+        // (clusters, a cross-host pattern that must be a candidate, one that must not)
+        let cases: Vec<(Vec<Cluster>, &str, &str)> = vec![
+            // High-entropy values: one typed rule, not one per value.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &["http://a.org/x", "http://a.org/x?sid=0a1b2c3d4e5f6a7b"],
+                    ),
+                    mk(
+                        "b",
+                        &["http://b.org/y", "http://b.org/y?sid=99aa88bb77cc66dd"],
+                    ),
+                    mk(
+                        "c",
+                        &["http://b.org/z", "http://b.org/z?sid=1234567890abcdef"],
+                    ),
+                ],
+                "*://*{/path}?sid={hex:sid}&{rest}",
+                "*://*{/path}?sid=0a1b2c3d4e5f6a7b&{rest}",
+            ),
+            // Low-entropy values: per value, so `mode=threaded` can be judged apart.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &[
+                            "http://a.org/s.php?t=1",
+                            "http://a.org/s.php?mode=hybrid&t=1",
+                        ],
+                    ),
+                    mk(
+                        "b",
+                        &[
+                            "http://b.org/s.php?t=2",
+                            "http://b.org/s.php?mode=hybrid&t=2",
+                        ],
+                    ),
+                    mk(
+                        "c",
+                        &[
+                            "http://b.org/s.php?t=3",
+                            "http://b.org/s.php?mode=threaded&t=3",
+                        ],
+                    ),
+                ],
+                "*://*{/path}?mode=hybrid&{rest}",
+                "*://*{/path}?mode={alpha:mode}&{rest}",
+            ),
+            // The same drop on a literal path (a path signature), and anywhere.
+            (
+                vec![mk(
+                    "a",
+                    &[
+                        "http://a.org/s.php?t=1",
+                        "http://a.org/s.php?mode=hybrid&t=1",
+                    ],
+                )],
+                "*://*/s.php?mode=hybrid&{rest}",
+                "*://*/s.php?t={int:t}&[mode]",
+            ),
+            // Conventions, in either direction.
+            (
+                vec![mk("a", &["http://www.a.org/x", "http://a.org/x"])],
+                "*://www.*{/path}{?query}",
+                "http://*{/path}{?query}",
+            ),
+            (
+                vec![mk("a", &["http://a.org/x", "https://a.org/x"])],
+                "http://*{/path}{?query}",
+                "*://www.*{/path}{?query}",
+            ),
+            (
+                vec![mk("a", &["http://a.org/d/", "http://a.org/d/index.php"])],
+                "*://*{/path}/index.php{?query}",
+                "*://*{/path}/{?query}",
+            ),
+            (
+                vec![mk("a", &["http://a.org/d/", "http://a.org/d"])],
+                "*://*{/path}/{?query}",
+                "*://*{/path}/d{?query}",
+            ),
+        ];
+        for (clusters, want, not) in cases {
+            let got = learn(&clusters);
+            assert!(
+                got.iter().any(|(p, _)| p == want),
+                "{want} missing in {got:#?}"
+            );
+            assert!(!got.iter().any(|(p, _)| p == not), "{not} in {got:#?}");
+        }
+    }
+
+    #[test]
+    fn cross_host_rules_apply_to_unseen_hosts_but_not_exceptions() {
+        let mut r = convention_rule(Convention::StripWww);
+        let n = crate::Normalizer::new(vec![r.clone()], None);
+        assert_eq!(
+            n.apply_rules("http://www.never-seen.net/a?b=1".into()).url,
+            "http://never-seen.net/a?b=1"
+        );
+        r.except = vec!["keep.net".into()];
+        let n = crate::Normalizer::new(vec![r], None);
+        assert_eq!(
+            n.apply_rules("http://www.keep.net/a".into()).url,
+            "http://www.keep.net/a"
+        );
+        // Conventions never touch the root, a bare suffix, or a URL already in key form.
+        let table = [
+            (Convention::TrailingSlash, "http://h.org/", None),
+            (
+                Convention::TrailingSlash,
+                "http://h.org/a/?x=1",
+                Some("http://h.org/a?x=1"),
+            ),
+            (Convention::TrailingSlash, "http://h.org/a//", None),
+            (Convention::StripWww, "http://www.com/", None),
+            (Convention::StripWww, "http://www.co.uk/", None),
+            (Convention::StripWww, "http://www.github.io/x", None),
+            (
+                Convention::StripWww,
+                "http://www.bbc.co.uk/x",
+                Some("http://bbc.co.uk/x"),
+            ),
+            (Convention::Https, "https://h.org/a", None),
+            (
+                Convention::Https,
+                "http://h.org/a?b",
+                Some("https://h.org/a?b"),
+            ),
+            (
+                Convention::DefaultDoc("index.html".into()),
+                "http://h.org/d/index.html?x=1",
+                Some("http://h.org/d/?x=1"),
+            ),
+            (
+                Convention::DefaultDoc("index.html".into()),
+                "http://h.org/d/myindex.html",
+                None,
+            ),
+            (
+                Convention::DefaultDoc("index.html".into()),
+                "http://h.org/index.html",
+                Some("http://h.org/"),
+            ),
+        ];
+        for (c, url, want) in table {
+            let r = convention_rule(c.clone());
+            assert_eq!(
+                crate::apply_rule(&r, url).as_deref(),
+                want,
+                "{c:?} on {url}"
+            );
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::rules::{Cluster, Rule, RuleKind, ValPat};
 use crate::tokenize::split_url;
 use crate::BaseOptions;
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One base-normalized URL with its ground-truth cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,14 +66,23 @@ pub struct ValidateOptions {
     pub min_support: usize,
     /// Highest false-positive rate a rule may have.
     pub max_fpr: f64,
+    /// Least registrable domains a cross-host rule (scope `*`) must merge duplicates on, never
+    /// different content ([`Rule::sites`]).
+    pub min_sites: usize,
+    /// Least URLs a family of many → one rules ([`is_collapse`]: varying ids sent to one fixed
+    /// page, pooled over the rules of a host that share the target) must merge.
+    pub min_collapse: usize,
 }
 
 impl Default for ValidateOptions {
-    /// `min_support = 2`, `max_fpr = 0.15` (see README, "Choosing the thresholds").
+    /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10` (see README,
+    /// "Choosing the thresholds").
     fn default() -> Self {
         ValidateOptions {
             min_support: 2,
             max_fpr: 0.15,
+            min_sites: 2,
+            min_collapse: 10,
         }
     }
 }
@@ -91,6 +100,8 @@ pub struct ValidateReport {
     pub conflicts: usize,
     /// Removed to keep the set idempotent.
     pub not_idempotent: usize,
+    /// Host-scoped rules removed because the cross-host rules do their work on the data.
+    pub redundant: usize,
     /// Rules kept.
     pub kept: usize,
 }
@@ -101,13 +112,22 @@ type HostUrls<'a> = (Vec<u32>, HashMap<&'a str, Vec<u32>>);
 
 struct UrlIndex<'a> {
     by_host: HashMap<&'a str, HostUrls<'a>>,
+    /// Every URL, and by first path segment (for cross-host rules).
+    all: HostUrls<'a>,
+    /// URLs by the names of their query parameters (cross-host drops look at these only).
+    by_param: HashMap<&'a str, Vec<u32>>,
 }
 
 impl<'a> UrlIndex<'a> {
     fn new(urls: &[&'a Labeled]) -> UrlIndex<'a> {
         let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
+        let mut all: HostUrls = Default::default();
+        let mut by_param: HashMap<&str, Vec<u32>> = HashMap::new();
         for (i, l) in urls.iter().enumerate() {
             if let Some(p) = split_url(&l.url) {
+                for n in crate::base::param_names(p.query) {
+                    by_param.entry(n).or_default().push(i as u32);
+                }
                 let first = p
                     .path
                     .get(1..)
@@ -118,15 +138,29 @@ impl<'a> UrlIndex<'a> {
                 let h = by_host.entry(p.host).or_default();
                 h.0.push(i as u32);
                 h.1.entry(first).or_default().push(i as u32);
+                all.0.push(i as u32);
+                all.1.entry(first).or_default().push(i as u32);
             }
         }
-        UrlIndex { by_host }
+        UrlIndex {
+            by_host,
+            all,
+            by_param,
+        }
     }
 
     /// Indices of the URLs `r` may match.
     fn candidates(&self, r: &Rule) -> &[u32] {
-        let Some((all, by_first)) = self.by_host.get(r.source.host.as_str()) else {
-            return &[];
+        if let Some(n) = dropped_param(r).filter(|_| r.is_global()) {
+            return self.by_param.get(n).map_or(&[], |v| v.as_slice());
+        }
+        let (all, by_first) = if r.is_global() {
+            &self.all
+        } else {
+            match self.by_host.get(r.source.host.as_str()) {
+                Some(h) => h,
+                None => return &[],
+            }
         };
         let first_lit = match r.source.path.as_ref().and_then(|p| p.first()) {
             Some(seg) => match seg.as_slice() {
@@ -163,82 +197,183 @@ pub fn rule_stats(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> Vec<(usize, usize)> {
-    let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
-    let nv = validation.len();
-    let index = UrlIndex::new(&all);
-    // URL → its indices, as a head map plus a `next` chain (a URL may sit in several clusters).
-    let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
-    let mut next: Vec<u32> = vec![u32::MAX; all.len()];
-    for (i, l) in all.iter().enumerate() {
-        if let Some(prev) = head.insert(l.url.as_str(), i as u32) {
-            next[i] = prev;
-        }
-    }
-    let (head, next) = (&head, &next);
-    let exact = move |u: &str| {
-        let mut cur = head.get(u).copied().unwrap_or(u32::MAX);
-        std::iter::from_fn(move || {
-            (cur != u32::MAX).then(|| {
-                let i = cur;
-                cur = next[i as usize];
-                i
-            })
-        })
-    };
+    let ctx = MergeContext::new(validation, reference);
     rules
         .par_iter()
         .map(|r| {
-            // URLs the rule changes, and the groups their outputs form.
-            let mut out_of: HashSet<u32> = HashSet::new();
-            let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
-            for &i in index.candidates(r) {
-                let u = &all[i as usize].url;
-                if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
-                    groups.entry(o).or_default().push(i);
-                    out_of.insert(i);
-                }
-            }
-            let (mut sup, mut fp) = (0, 0);
-            for (o, rewritten) in &groups {
-                // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
-                let unchanged: Vec<u32> =
-                    exact(o.as_str()).filter(|j| !out_of.contains(j)).collect();
-                let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
-                let mut distinct: Vec<&str> = bucket
-                    .iter()
-                    .map(|&j| all[j as usize].url.as_str())
-                    .collect();
-                distinct.sort_unstable();
-                distinct.dedup();
-                if distinct.len() < 2 {
-                    continue;
-                }
-                let mut counts: HashMap<usize, usize> = HashMap::new();
-                for &j in &bucket {
-                    *counts.entry(all[j as usize].cluster).or_default() += 1;
-                }
-                // Ties go to the cluster of a URL the rule left alone: a rule has to out-vote
-                // the page that already lives at its target.
-                let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
-                let major = counts
-                    .iter()
-                    .max_by(|a, b| {
-                        a.1.cmp(b.1)
-                            .then_with(|| anchored(*a.0).cmp(&anchored(*b.0)))
-                            .then_with(|| b.0.cmp(a.0))
-                    })
-                    .map(|(c, _)| *c)
-                    .expect("bucket not empty");
-                for &i in rewritten.iter().filter(|&&i| (i as usize) < nv) {
-                    sup += 1;
-                    if all[i as usize].cluster != major {
-                        fp += 1;
-                    }
-                }
-            }
-            (sup, fp)
+            let m = ctx.merges(r);
+            (m.len(), m.iter().filter(|(_, fp)| *fp).count())
         })
         .collect()
+}
+
+/// [`rule_stats`], and for cross-host rules (scope `*`) the evidence per registrable domain:
+/// [`Rule::supporting`] lists the domains where the rule merged duplicates and never different
+/// content ([`Rule::sites`] counts them), and [`Rule::except`] the domains where it merged
+/// different content (host evidence beats global evidence). Support and fp stay pooled over all
+/// domains, so a rule that is wrong on many sites is rejected by its fpr, not excepted.
+///
+/// ```
+/// use dedust::{learn_candidates, validate::rule_stats_and_sites, Cluster, Labeled, LearnOptions};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let c = vec![mk("a", &["http://a.org/x?t=1", "http://a.org/x?sid=1f2e3d4c5b6a7980&t=1"]),
+///              mk("b", &["http://b.org/y", "http://b.org/y?sid=8f7e6d5c4b3a2910"]),
+///              mk("c", &["http://c.org/z", "http://c.org/z?sid=aa00bb11cc22dd33"])];
+/// let (mut rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
+/// let l = |u: &str, c| Labeled { url: u.into(), cluster: c };
+/// let data = vec![l("http://d.org/p", 0), l("http://d.org/p?sid=0123456789abcdef", 0),
+///                 l("http://e.org/q", 1), l("http://e.org/q?sid=fedcba9876543210", 1),
+///                 l("http://f.org/r", 2), l("http://f.org/r?sid=00112233aabbccdd", 3)];
+/// let st = rule_stats_and_sites(&mut rules, &data, &[]);
+/// let i = rules.iter().position(|r| r.pattern == "*://*{/path}?sid={hex:sid}&{rest}").unwrap();
+/// assert_eq!(st[i], (3, 1));
+/// assert_eq!((rules[i].sites, rules[i].except.clone()), (Some(2), vec!["f.org".to_string()]));
+/// assert_eq!(rules[i].supporting, vec!["d.org".to_string(), "e.org".to_string()]);
+/// ```
+pub fn rule_stats_and_sites(
+    rules: &mut [Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+) -> Vec<(usize, usize)> {
+    let ctx = MergeContext::new(validation, reference);
+    let any_global = rules.iter().any(Rule::is_global);
+    // Registrable domain of every URL (only needed for cross-host rules).
+    let domains: Vec<String> = if any_global {
+        ctx.all
+            .par_iter()
+            .map(|l| {
+                let h = split_url(&l.url).map_or("", |p| p.host);
+                crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    rules
+        .par_iter_mut()
+        .map(|r| {
+            let m = ctx.merges(r);
+            let st = (m.len(), m.iter().filter(|(_, fp)| *fp).count());
+            if r.is_global() {
+                let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+                for &(i, fp) in &m {
+                    let e = per.entry(domains[i as usize].as_str()).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(fp);
+                }
+                r.except = per
+                    .iter()
+                    .filter(|(_, (_, fp))| *fp > 0)
+                    .map(|(d, _)| d.to_string())
+                    .collect();
+                r.supporting = per
+                    .iter()
+                    .filter(|(_, (_, fp))| *fp == 0)
+                    .map(|(d, _)| d.to_string())
+                    .collect();
+                r.sites = Some(r.supporting.len());
+            }
+            st
+        })
+        .collect()
+}
+
+/// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
+struct MergeContext<'a> {
+    all: Vec<&'a Labeled>,
+    /// Validation URLs are `all[..nv]`; the rest are reference URLs.
+    nv: usize,
+    index: UrlIndex<'a>,
+    /// URL → its first index; `next` chains the others (a URL may sit in several clusters).
+    head: HashMap<&'a str, u32>,
+    next: Vec<u32>,
+}
+
+impl<'a> MergeContext<'a> {
+    fn new(validation: &'a [Labeled], reference: &'a [Labeled]) -> MergeContext<'a> {
+        let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
+        let index = UrlIndex::new(&all);
+        let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
+        let mut next: Vec<u32> = vec![u32::MAX; all.len()];
+        for (i, l) in all.iter().enumerate() {
+            if let Some(prev) = head.insert(l.url.as_str(), i as u32) {
+                next[i] = prev;
+            }
+        }
+        MergeContext {
+            nv: validation.len(),
+            all,
+            index,
+            head,
+            next,
+        }
+    }
+
+    /// Indices of the URLs equal to `u`.
+    fn exact<'b>(&'b self, u: &str) -> impl Iterator<Item = u32> + 'b {
+        let mut cur = self.head.get(u).copied().unwrap_or(u32::MAX);
+        std::iter::from_fn(move || {
+            (cur != u32::MAX).then(|| {
+                let i = cur;
+                cur = self.next[i as usize];
+                i
+            })
+        })
+    }
+
+    /// The validation URLs `r` (alone) rewrites into a merge, each with whether it is a false
+    /// positive (its bucket is led by another true cluster).
+    fn merges(&self, r: &Rule) -> Vec<(u32, bool)> {
+        let all = &self.all;
+        // URLs the rule changes, and the groups their outputs form.
+        let mut out_of: HashSet<u32> = HashSet::new();
+        let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
+        for &i in self.index.candidates(r) {
+            let u = &all[i as usize].url;
+            if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
+                groups.entry(o).or_default().push(i);
+                out_of.insert(i);
+            }
+        }
+        let mut out = Vec::new();
+        for (o, rewritten) in &groups {
+            // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
+            let unchanged: Vec<u32> = self
+                .exact(o.as_str())
+                .filter(|j| !out_of.contains(j))
+                .collect();
+            let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
+            let mut distinct: Vec<&str> = bucket
+                .iter()
+                .map(|&j| all[j as usize].url.as_str())
+                .collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() < 2 {
+                continue;
+            }
+            let mut counts: HashMap<usize, usize> = HashMap::new();
+            for &j in &bucket {
+                *counts.entry(all[j as usize].cluster).or_default() += 1;
+            }
+            // Ties go to the cluster of a URL the rule left alone: a rule has to out-vote
+            // the page that already lives at its target.
+            let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
+            let major = counts
+                .iter()
+                .max_by(|a, b| {
+                    a.1.cmp(b.1)
+                        .then_with(|| anchored(*a.0).cmp(&anchored(*b.0)))
+                        .then_with(|| b.0.cmp(a.0))
+                })
+                .map(|(c, _)| *c)
+                .expect("bucket not empty");
+            for &i in rewritten.iter().filter(|&&i| (i as usize) < self.nv) {
+                out.push((i, all[i as usize].cluster != major));
+            }
+        }
+        out
+    }
 }
 
 /// Specificity of a rule: more literal constraints first.
@@ -282,6 +417,71 @@ pub(crate) fn score(r: &Rule) -> i64 {
     }
 }
 
+/// `fp / support` rounded to 4 decimals (0 without support), as rule files record it.
+pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
+    if support == 0 {
+        0.0
+    } else {
+        (fp as f64 / support as f64 * 10000.0).round() / 10000.0
+    }
+}
+
+/// What the thresholds say of one validated rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    LowSupport,
+    HighFpr,
+    Keep,
+}
+
+/// Whether a rule maps varying values to one fixed URL (many → one): its source captures a value
+/// or drops parameters, and its target copies nothing from the source.
+///
+/// ```
+/// use dedust::{learn_candidates, Cluster, LearnOptions, validate::is_collapse};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let (rules, _) = learn_candidates(&[mk("w", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=2", "https://f.org/login.php"])], &Default::default(), &|_| {});
+/// assert!(rules.iter().any(|r| is_collapse(r)));
+/// ```
+pub fn is_collapse(r: &Rule) -> bool {
+    use crate::rules::{Piece, SegOut, ValOut};
+    if r.kind != RuleKind::Template {
+        return false;
+    }
+    let s = &r.source;
+    let captures = s
+        .path
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|p| matches!(p, Piece::Cap(_)))
+        || s.required.iter().any(
+            |(_, v)| matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_)))),
+        )
+        || !s.optional.is_empty();
+    let o = &r.output;
+    let copies = o.path.as_ref().is_none_or(|p| {
+        p.iter()
+            .any(|x| matches!(x, SegOut::Copy(_) | SegOut::Param(_)))
+    }) || o.query.as_ref().is_none_or(|q| {
+        q.iter()
+            .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
+    }) || s.rest;
+    captures && !copies
+}
+
+/// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set.
+pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions) -> Verdict {
+    let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
+    if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
+        Verdict::LowSupport
+    } else if fp as f64 / sup as f64 > opts.max_fpr {
+        Verdict::HighFpr
+    } else {
+        Verdict::Keep
+    }
+}
+
 /// Filter candidates by their stats and make the kept set deployable.
 ///
 /// `stats[i]` belongs to `rules[i]`; `data` are all labelled URLs (used for conflicts and the
@@ -296,27 +496,40 @@ pub fn select(
         candidates: rules.len(),
         ..Default::default()
     };
-    let mut kept: Vec<Rule> = Vec::new();
-    for (mut r, &(sup, fp)) in rules.into_iter().zip(stats) {
-        let fpr = if sup == 0 {
-            0.0
-        } else {
-            fp as f64 / sup as f64
-        };
+    let mut rules = rules;
+    for (r, &(sup, fp)) in rules.iter_mut().zip(stats) {
         r.support = Some(sup);
         r.fp = Some(fp);
-        r.fpr = Some((fpr * 10000.0).round() / 10000.0);
-        if sup < opts.min_support || sup == 0 {
-            rep.low_support += 1;
-        } else if fpr > opts.max_fpr {
-            rep.high_fpr += 1;
-        } else {
-            kept.push(r);
+        r.fpr = Some(rounded_fpr(sup, fp));
+    }
+    let mut kept: Vec<Rule> = Vec::new();
+    for r in rules {
+        match verdict(&r, opts) {
+            Verdict::LowSupport => rep.low_support += 1,
+            Verdict::HighFpr => rep.high_fpr += 1,
+            Verdict::Keep => kept.push(r),
         }
     }
-    let (kept, conflicts, removed) = finalize(kept, data);
+    // Many → one: a family of rules sending varying ids to one fixed page (a login wall, a
+    // soft 404) is kept only when, pooled over the family, it merged enough distinct URLs.
+    let mut family: HashMap<(&str, &str), usize> = HashMap::new();
+    for r in kept.iter().filter(|r| is_collapse(r)) {
+        *family
+            .entry((r.source.host.as_str(), r.target.as_str()))
+            .or_default() += r.support.unwrap_or(0);
+    }
+    let weak: HashSet<(String, String)> = family
+        .into_iter()
+        .filter(|(_, n)| *n < opts.min_collapse)
+        .map(|((h, t), _)| (h.to_string(), t.to_string()))
+        .collect();
+    let before = kept.len();
+    kept.retain(|r| !(is_collapse(r) && weak.contains(&(r.source.host.clone(), r.target.clone()))));
+    rep.low_support += before - kept.len();
+    let (kept, conflicts, removed, redundant) = finalize_counts(kept, data);
     rep.conflicts = conflicts;
     rep.not_idempotent = removed;
+    rep.redundant = redundant;
     rep.kept = kept.len();
     (kept, rep)
 }
@@ -324,27 +537,261 @@ pub fn select(
 /// Make a rule set deployable on `data`: conflicts removed (better rule kept), specific rules
 /// first, idempotent. Returns the rules, the number of conflicts and of idempotence removals.
 pub fn finalize(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize) {
-    let (mut kept, conflicts) = deconflict(rules, data);
-    order(&mut kept);
-    let (kept, removed) = make_idempotent(kept, data);
+    let (kept, conflicts, removed, _) = finalize_counts(rules, data);
     (kept, conflicts, removed)
 }
 
-/// Application order: more specific first, then better, then id.
+/// [`finalize`], also counting the host rules removed as redundant.
+fn finalize_counts(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize, usize) {
+    let (kept, conflicts) = deconflict(rules, data);
+    let mut kept = cross_host_after_hosts(kept);
+    order(&mut kept);
+    let (kept, removed) = make_idempotent(kept, data);
+    let before = kept.len();
+    let kept = without_redundant(kept, data);
+    let redundant = before - kept.len();
+    // Fewer rules compose differently: check again (nothing changes when they did not).
+    let (kept, removed_after) = make_idempotent(kept, data);
+    (kept, conflicts, removed + removed_after, redundant)
+}
+
+/// Remove host-scoped rules that the cross-host tier makes redundant: a host rule goes when,
+/// without it, every data URL it rewrites still gets the same canonical form (the cross-host
+/// rules and the host's other rules do its work). One rule per mechanism, not one per host.
+/// Weakest rules are tried first; order is kept.
+///
+/// # Complexity
+/// Per host with `k` rules: `k` rule sets of that host plus the cross-host rules, each run on
+/// the data URLs the tried rule rewrites.
+fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
+    if !rules.iter().any(Rule::is_global) {
+        return rules;
+    }
+    let refs: Vec<&Labeled> = data.iter().collect();
+    let index = UrlIndex::new(&refs);
+    let global: Vec<&Rule> = rules.iter().filter(|r| r.is_global()).collect();
+    let mut hosts: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, r) in rules.iter().enumerate() {
+        if !r.is_global() && r.kind != RuleKind::Regex {
+            hosts.entry(r.source.host.as_str()).or_default().push(i);
+        }
+    }
+    let mut hosts: Vec<(&str, Vec<usize>)> = hosts.into_iter().collect();
+    hosts.sort_unstable();
+    let set = |host_rules: &[usize], skip: usize| -> Normalizer {
+        let rs: Vec<Rule> = host_rules
+            .iter()
+            .filter(|&&i| i != skip)
+            .map(|&i| rules[i].clone())
+            .chain(global.iter().map(|r| (*r).clone()))
+            .collect();
+        Normalizer::new(rs, None)
+    };
+    let drop: HashSet<usize> = hosts
+        .par_iter()
+        .flat_map_iter(|(_, idx)| {
+            let mut current: Vec<usize> = idx.clone();
+            let mut tries = idx.clone();
+            tries.sort_by(|&a, &b| {
+                score(&rules[a])
+                    .cmp(&score(&rules[b]))
+                    .then_with(|| rules[a].id.cmp(&rules[b].id))
+            });
+            let mut dropped = Vec::new();
+            let mut with = set(&current, usize::MAX);
+            for t in tries {
+                // URLs the rule may take part in: those it rewrites alone, and those the current
+                // set rewrites at all (it may fire after another rule).
+                let touched: Vec<&str> = index
+                    .candidates(&rules[t])
+                    .iter()
+                    .map(|&i| refs[i as usize].url.as_str())
+                    .filter(|u| {
+                        apply_rule(&rules[t], u).is_some_and(|o| o != *u)
+                            || with.apply_rules(u.to_string()).rule.is_some()
+                    })
+                    .collect();
+                if touched.is_empty() {
+                    continue;
+                }
+                let without = set(&current, t);
+                if touched.iter().all(|u| {
+                    with.apply_rules(u.to_string()).url == without.apply_rules(u.to_string()).url
+                }) {
+                    current.retain(|&i| i != t);
+                    dropped.push(t);
+                    with = without;
+                }
+            }
+            dropped
+        })
+        .collect();
+    rules
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(i))
+        .map(|(_, r)| r)
+        .collect()
+}
+
+/// Application order: host-scoped rules before cross-host ones (host evidence wins), then more
+/// specific first, then better, then id.
 pub fn order(rules: &mut [Rule]) {
     rules.sort_by(|a, b| {
-        specificity(b)
-            .cmp(&specificity(a))
+        a.is_global()
+            .cmp(&b.is_global())
+            .then_with(|| specificity(b).cmp(&specificity(a)))
             .then_with(|| score(b).cmp(&score(a)))
             .then_with(|| a.id.cmp(&b.id))
     });
 }
 
+/// The exposure key of a cross-host candidate: what a URL must have for the rule to touch it
+/// (`param:NAME` for a drop, the convention otherwise); `None` for other rules.
+///
+/// ```
+/// let r = dedust::rules::convention_rule(dedust::rules::Convention::StripWww);
+/// assert_eq!(dedust::validate::exposure_key(&r).as_deref(), Some("www"));
+/// ```
+pub fn exposure_key(r: &Rule) -> Option<String> {
+    use crate::rules::Convention as C;
+    if !r.is_global() {
+        return None;
+    }
+    match &r.convention {
+        Some(C::Https) => Some("http".into()),
+        Some(C::StripWww) => Some("www".into()),
+        Some(C::TrailingSlash) => Some("slash".into()),
+        Some(C::DefaultDoc(n)) => Some(format!("doc:{n}")),
+        None => dropped_param(r).map(|n| format!("param:{n}")),
+    }
+}
+
+/// The exposure keys of one base-normalized URL (see [`exposure_key`]).
+fn url_exposure(url: &str, out: &mut Vec<String>) {
+    let Some(p) = split_url(url) else { return };
+    if p.scheme == "http" {
+        out.push("http".into());
+    }
+    if p.host.starts_with("www.") {
+        out.push("www".into());
+    }
+    if p.path.len() > 1 && p.path.ends_with('/') {
+        out.push("slash".into());
+    }
+    if let Some(last) = p.path.rsplit('/').next().filter(|l| l.contains('.')) {
+        out.push(format!("doc:{last}"));
+    }
+    out.extend(
+        crate::base::param_names(p.query)
+            .into_iter()
+            .map(|n| format!("param:{n}")),
+    );
+}
+
+/// Per exposure key, how many of `data`'s URLs a cross-host candidate of that key could touch.
+pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
+    data.par_iter()
+        .fold(BTreeMap::new, |mut m: BTreeMap<String, usize>, l| {
+            let mut keys = Vec::new();
+            url_exposure(&l.url, &mut keys);
+            for k in keys {
+                *m.entry(k).or_default() += 1;
+            }
+            m
+        })
+        .reduce(BTreeMap::new, |mut a, b| {
+            for (k, v) in b {
+                *a.entry(k).or_default() += v;
+            }
+            a
+        })
+}
+
+/// The registrable domain of a host, owned.
+fn domain(host: &str) -> String {
+    crate::site::registrable_domain(host).to_string()
+}
+
+/// The parameter a cross-host drop rule removes (its one required parameter, not copied).
+fn dropped_param(r: &Rule) -> Option<&str> {
+    match (r.source.required.as_slice(), &r.output.query) {
+        ([(name, _)], Some(q)) if q.is_empty() => Some(name),
+        _ => None,
+    }
+}
+
+/// Cross-host rules next to the host-scoped ones:
+/// * host evidence wins: a host whose kept rules use a parameter (required with its value
+///   copied, or moved into the path) is added to the exceptions of every cross-host rule that
+///   drops that parameter;
+/// * one rule per mechanism: a cross-host drop on one literal path is removed when the same drop
+///   on any path is kept.
+pub(crate) fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
+    let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
+    for r in rules.iter().filter(|r| !r.is_global()) {
+        let Some(q) = &r.output.query else { continue };
+        for (n, v) in q {
+            if *v == crate::rules::ValOut::Copy {
+                uses.entry(n.as_str())
+                    .or_default()
+                    .push(domain(&r.source.host));
+            }
+        }
+        for seg in r.output.path.iter().flatten() {
+            if let crate::rules::SegOut::Param(n) = seg {
+                uses.entry(n.as_str())
+                    .or_default()
+                    .push(domain(&r.source.host));
+            }
+        }
+    }
+    let anywhere: HashSet<(String, String)> = rules
+        .iter()
+        .filter(|r| r.is_global() && r.source.path.is_none())
+        .filter_map(|r| {
+            dropped_param(r).map(|n| (n.to_string(), format!("{:?}", r.source.required)))
+        })
+        .collect();
+    let extra: Vec<Option<Vec<String>>> = rules
+        .iter()
+        .map(|r| {
+            let n = dropped_param(r).filter(|_| r.is_global())?;
+            uses.get(n).cloned()
+        })
+        .collect();
+    rules
+        .into_iter()
+        .zip(extra)
+        .filter(|(r, _)| {
+            !(r.is_global()
+                && r.source.path.is_some()
+                && dropped_param(r).is_some_and(|n| {
+                    anywhere.contains(&(n.to_string(), format!("{:?}", r.source.required)))
+                }))
+        })
+        .map(|(mut r, extra)| {
+            if let Some(hosts) = extra {
+                r.except.extend(hosts);
+                r.except.sort_unstable();
+                r.except.dedup();
+            }
+            r
+        })
+        .collect()
+}
+
 /// Greedy: accept rules best first unless one accepted rule sends a data URL elsewhere.
+/// Cross-host rules are not claimed here: each drops one parameter or maps two spellings of a
+/// convention to one, which composes with the host rules (they run after the host rules in every
+/// pass); where a host rule uses the parameter, the host becomes an exception
+/// ([`cross_host_after_hosts`]), and where a host rule undoes a convention, the idempotence
+/// check makes the host an exception.
 fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     rules.sort_by(|a, b| {
-        score(b)
-            .cmp(&score(a))
+        a.is_global()
+            .cmp(&b.is_global())
+            .then_with(|| score(b).cmp(&score(a)))
             .then_with(|| specificity(b).cmp(&specificity(a)))
             .then_with(|| a.id.cmp(&b.id))
     });
@@ -356,6 +803,10 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
     for (k, r) in rules.iter().enumerate() {
+        if r.is_global() {
+            keep[k] = true;
+            continue;
+        }
         let outs: Vec<(u32, u64)> = index
             .candidates(r)
             .par_iter()
@@ -387,24 +838,51 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     (kept, removed)
 }
 
-/// Remove rules until normalize∘normalize = normalize on every data URL and rule output.
+/// Remove rules until normalize∘normalize = normalize on every data URL and rule output. Where a
+/// cross-host rule takes part (it changes the URL or its first output), the URL's hosts become
+/// exceptions of that rule instead: the host's own rules win.
 fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     let mut removed = 0;
     loop {
         let n = Normalizer::new(rules.clone(), None);
-        let bad: HashSet<usize> = data
+        let bad: Vec<(usize, String, String)> = data
             .par_iter()
             .filter_map(|l| {
                 let once = n.apply_rules(l.url.clone());
                 let twice = n.apply_rules(once.url.clone());
                 (twice.url != once.url)
-                    .then(|| twice.rule.or(once.rule))
+                    .then(|| {
+                        twice
+                            .rule
+                            .or(once.rule)
+                            .map(|r| (r, l.url.clone(), once.url))
+                    })
                     .flatten()
             })
             .collect();
         if bad.is_empty() {
             return (rules, removed);
         }
+        let mut excepted = false;
+        for (_, url, once) in &bad {
+            for r in rules.iter_mut().filter(|r| r.is_global()) {
+                for u in [url, once] {
+                    if apply_rule(r, u).is_some_and(|o| o != *u) {
+                        if let Some(p) = split_url(u) {
+                            let d = domain(p.host);
+                            if let Err(k) = r.except.binary_search(&d) {
+                                r.except.insert(k, d);
+                                excepted = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if excepted {
+            continue;
+        }
+        let bad: HashSet<usize> = bad.into_iter().map(|(r, _, _)| r).collect();
         // Drop the worst offending rule, then check again.
         let worst = *bad
             .iter()
@@ -426,6 +904,10 @@ pub enum SplitMode {
     Cluster,
     /// Each cluster's URLs are spread over the sides.
     Url,
+    /// Whole registrable domains go to one side ([`crate::site::registrable_domain`]): rules are
+    /// tested on sites never seen in learning. A cluster goes with the domain most of its URLs
+    /// are on (ties: the smallest domain name).
+    Host,
 }
 
 impl std::str::FromStr for SplitMode {
@@ -434,7 +916,8 @@ impl std::str::FromStr for SplitMode {
         match s {
             "cluster" => Ok(SplitMode::Cluster),
             "url" => Ok(SplitMode::Url),
-            _ => Err(format!("unknown split {s:?} (cluster, url)")),
+            "host" => Ok(SplitMode::Host),
+            _ => Err(format!("unknown split {s:?} (cluster, url, host)")),
         }
     }
 }
@@ -455,6 +938,21 @@ fn part(key: &str, seed: u64, fractions: &[f64]) -> usize {
         }
     }
     fractions.len() - 1
+}
+
+/// The registrable domain most of a cluster's URLs are on (ties: the smallest name; URLs that do
+/// not split count as the domain `""`).
+fn cluster_domain(c: &Cluster) -> String {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for u in &c.urls {
+        let d = crate::site::domain_of_url(u).unwrap_or_default();
+        *counts.entry(d).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        .map(|(d, _)| d)
+        .unwrap_or_default()
 }
 
 /// Split clusters into parts with the given fractions (e.g. `[0.6, 0.2, 0.2]`).
@@ -479,6 +977,9 @@ pub fn split_clusters(
     for c in clusters {
         match mode {
             SplitMode::Cluster => parts[part(&c.id, seed, fractions)].push(c.clone()),
+            SplitMode::Host => {
+                parts[part(&cluster_domain(c), seed, fractions)].push(c.clone());
+            }
             SplitMode::Url => {
                 let mut per: Vec<Vec<String>> = vec![Vec::new(); fractions.len()];
                 for u in &c.urls {
@@ -508,6 +1009,94 @@ mod tests {
             id: id.into(),
             urls: urls.iter().map(|s| s.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn few_values_never_collapse_to_a_fixed_page() {
+        // A redirect map: 2–6 old ids answer with one page. Validation alone sees no false
+        // positive, but a rule `/a/{int}` → `/a/191842` would send every unseen id there.
+        for n in 2..=6 {
+            let mut urls: Vec<String> = (0..n)
+                .map(|i| format!("https://r.org/a/{}", 1000 + i))
+                .collect();
+            urls.push("https://r.org/a/191842".into());
+            let mut clusters = vec![Cluster {
+                id: "map".into(),
+                urls,
+            }];
+            clusters
+                .extend((0..20).map(|i| mk(&format!("s{i}"), &[&format!("https://r.org/b/{i}")])));
+            let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+            assert!(cands.iter().any(is_collapse), "{n}: the candidate exists");
+            let (data, _) = labeled(&clusters, &BaseOptions::default());
+            let st = rule_stats(&cands, &data, &[]);
+            let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+            assert!(!kept.iter().any(is_collapse), "{n}: {kept:#?}");
+        }
+        // With enough distinct values (a login wall) the family is kept.
+        let mut urls: Vec<String> = (0..12)
+            .map(|i| format!("https://r.org/m.php?u={}", 50 + i))
+            .collect();
+        urls.push("https://r.org/login.php".into());
+        let clusters = vec![Cluster {
+            id: "wall".into(),
+            urls,
+        }];
+        let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats(&cands, &data, &[]);
+        let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+        assert!(kept.iter().any(is_collapse), "{kept:#?}");
+    }
+
+    #[test]
+    fn cross_host_rule_gets_exceptions_and_needs_two_sites() {
+        // `ref` is tracking on a.org and b.org and content on c.org.
+        let mut clusters = Vec::new();
+        for h in ["a.org", "b.org"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/p/{i}"),
+                        &format!("http://{h}/p/{i}?ref=home"),
+                    ],
+                ));
+            }
+        }
+        clusters.push(mk("c1", &["http://c.org/q"]));
+        clusters.push(mk("c2", &["http://c.org/q?ref=home"]));
+        let (mut cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let (kept, _) = select(cands.clone(), &st, &data, &ValidateOptions::default());
+        let g = kept
+            .iter()
+            .find(|r| r.pattern == "*://*{/path}?ref=home&{rest}")
+            .expect("kept");
+        assert_eq!(
+            (g.sites, g.except.clone()),
+            (Some(2), vec!["c.org".to_string()])
+        );
+        let n = Normalizer::new(kept.clone(), None);
+        assert_eq!(
+            n.apply_rules("http://c.org/q?ref=home".into()).url,
+            "http://c.org/q?ref=home"
+        );
+        assert_eq!(
+            n.apply_rules("http://new.net/z?ref=home".into()).url,
+            "http://new.net/z"
+        );
+        // Seen on one site only: not enough for the cross-host tier.
+        let one: Vec<Cluster> = clusters
+            .into_iter()
+            .filter(|c| c.id.starts_with("a.org"))
+            .collect();
+        let (mut cands, _) = learn_candidates(&one, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&one, &BaseOptions::default());
+        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+        assert!(!kept.iter().any(|r| r.is_global()), "{kept:#?}");
     }
 
     #[test]
@@ -542,6 +1131,7 @@ mod tests {
             &ValidateOptions {
                 min_support: 1,
                 max_fpr: 0.0,
+                ..Default::default()
             },
         );
         // Dropping x is kept; `m.php?u={int}` → fixed target merges cluster d: rejected.

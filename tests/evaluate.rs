@@ -70,3 +70,107 @@ fn folds_average_every_fold() {
     assert_eq!(total, 1000, "every URL is tested exactly once");
     assert!(v["rows"][2]["lost"].as_f64().unwrap() <= 0.01);
 }
+
+#[test]
+fn rules_learned_on_some_sites_work_on_sites_never_seen() {
+    // The same site families on disjoint hosts (`--host-offset`), with other parameter names
+    // drawn for part of them: learn on one set, test on the other.
+    let t = TempDir::new("eval-hosts");
+    let (a, b) = (t.path("a"), t.path("b"));
+    for (dir, offset) in [(&a, "0"), (&b, "50")] {
+        let o = dedust(
+            &[
+                "synth",
+                "--sites",
+                "50",
+                "--pages",
+                "40",
+                "--seed",
+                "2",
+                "--host-offset",
+                offset,
+                "-o",
+                dir,
+            ],
+            b"",
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let rules = t.path("rules.json");
+    let o = dedust(
+        &["learn", &format!("{a}/clusters.tsv"), "-q", "-o", &rules],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let truth_b = format!("{b}/clusters.tsv");
+    let o = dedust(
+        &["evaluate", "--truth", &truth_b, "-r", &rules, "--json"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rules_row = &v["rows"][2];
+    assert!(rules_row["reduction"].as_f64().unwrap() >= 0.6, "{v}");
+    assert!(rules_row["lost"].as_f64().unwrap() <= 0.005, "{v}");
+    assert!(
+        v["worst_host"]["host"]
+            .as_str()
+            .unwrap()
+            .ends_with(".example"),
+        "{v}"
+    );
+    // One command: whole registrable domains on each side of the split.
+    let all = t.path("all");
+    assert!(dedust(
+        &["synth", "--sites", "40", "--pages", "40", "--seed", "2", "-o", &all],
+        b""
+    )
+    .status
+    .success());
+    let o = dedust(
+        &[
+            "evaluate",
+            "--truth",
+            &format!("{all}/clusters.tsv"),
+            "--split",
+            "host",
+            "--test-fraction",
+            "0.5",
+            "--json",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["setup"].as_str().unwrap().contains("Host split"), "{v}");
+    assert!(v["rows"][2]["reduction"].as_f64().unwrap() >= 0.6, "{v}");
+    // The test half shares no registrable domain with the training half.
+    let save = t.path("save");
+    let o = dedust(
+        &[
+            "evaluate",
+            "--truth",
+            &format!("{all}/clusters.tsv"),
+            "--split",
+            "host",
+            "--test-fraction",
+            "0.5",
+            "--save",
+            &save,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let domains = |f: &str| -> std::collections::BTreeSet<String> {
+        std::fs::read_to_string(format!("{save}/{f}"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split('\t').nth(1))
+            .map(|u| {
+                let h = u.split('/').nth(2).unwrap();
+                h.trim_start_matches("www.").to_string()
+            })
+            .collect()
+    };
+    assert!(domains("train.tsv").is_disjoint(&domains("test.tsv")));
+}

@@ -27,7 +27,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         )
     } else if let Some(k) = a.folds {
         let ex = dedust::cross_validate(&clusters, &cfg, a.split, k, a.seed);
-        let folds: Vec<Comparison> = ex.iter().map(|e| e.comparison).collect();
+        let folds: Vec<Comparison> = ex.iter().map(|e| e.comparison.clone()).collect();
         let mean = |f: &dyn Fn(&Comparison) -> Metrics| {
             dedust::mean(&folds.iter().map(f).collect::<Vec<_>>())
         };
@@ -35,6 +35,10 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             none: mean(&|c| c.none),
             base: mean(&|c| c.base),
             rules: mean(&|c| c.rules),
+            worst_host: folds
+                .iter()
+                .filter_map(|c| c.worst_host.clone())
+                .max_by(|a, b| a.lost.total_cmp(&b.lost)),
         };
         let n = ex.iter().map(|e| e.file.rules.len()).sum::<usize>() / ex.len().max(1);
         let what = format!(
@@ -71,7 +75,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 v
             })
             .collect();
-        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "folds": folds });
+        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "folds": folds });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("# {what}; {nrules} rules");
@@ -84,6 +88,14 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 "{:<10} {:>6} {:>8} {:>8} {:>10.3} {:>8.4} {:>10.3} {:>8.3}",
                 name, m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
             );
+        }
+        match &cmp.worst_host {
+            Some(w) if w.lost_urls > 0 => println!(
+                "# worst host with rules: {} loses {:.4} ({} of {} URLs)",
+                w.host, w.lost, w.lost_urls, w.urls
+            ),
+            Some(_) => println!("# worst host with rules: no host loses content"),
+            None => {}
         }
     }
     Ok(0)

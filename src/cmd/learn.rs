@@ -84,10 +84,15 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             .all_candidates
             .iter()
             .map(|r| {
-                serde_json::json!({
-                    "kept": kept.contains(r.id.as_str()), "id": r.id, "pattern": r.pattern, "target": r.target,
+                let mut v = serde_json::json!({
+                    "kept": kept.contains(r.id.as_str()), "id": r.id, "scope": r.scope, "pattern": r.pattern, "target": r.target,
                     "support": r.support, "fp": r.fp, "clusters": r.clusters, "examples": r.examples,
-                })
+                });
+                if r.is_global() {
+                    v["sites"] = serde_json::json!(r.sites);
+                    v["except"] = serde_json::json!(r.except);
+                }
+                v
             })
             .collect();
         super::write_out(Some(p), &(serde_json::to_string_pretty(&v)? + "\n"))?;
@@ -104,8 +109,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     );
     match &out.validation {
         Some(v) => eprintln!(
-            "learn: {} candidates → {} rules (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
-            out.candidates, v.kept, v.low_support, v.high_fpr, v.conflicts, v.not_idempotent
+            "learn: {} candidates → {} rules ({} cross-host; rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent, {} host rules covered by cross-host ones)",
+            out.candidates, v.kept, out.file.rules.iter().filter(|r| r.is_global()).count(), v.low_support, v.high_fpr, v.conflicts, v.not_idempotent, v.redundant
         ),
         None => eprintln!("learn: {} candidates → {} rules (not validated)", out.candidates, out.file.rules.len()),
     }

@@ -21,6 +21,8 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
         validate: Some(ValidateOptions {
             min_support: a.validate.min_support,
             max_fpr,
+            min_sites: a.validate.min_sites,
+            min_collapse: a.validate.min_collapse,
         }),
         holdout: a.validate.holdout(),
     };

@@ -8,12 +8,13 @@ pub fn run(a: SynthArgs) -> anyhow::Result<i32> {
         sites: a.sites,
         pages: a.pages,
         seed: a.seed,
+        host_offset: a.host_offset,
     });
     let dir = std::path::Path::new(&a.output);
     let clusters = dir.join("clusters.tsv");
     super::write_out(clusters.to_str(), &to_tsv(&out))?;
     let truth = serde_json::json!({
-        "command": format!("dedust synth --sites {} --pages {} --seed {} -o {}", a.sites, a.pages, a.seed, a.output),
+        "command": format!("dedust synth --sites {} --pages {} --seed {} --host-offset {} -o {}", a.sites, a.pages, a.seed, a.host_offset, a.output),
         "sites": out.sites,
     });
     super::write_out(

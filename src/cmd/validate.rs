@@ -4,11 +4,15 @@
 use crate::cli::ValidateArgs;
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
-    let rules = super::load_rules(&a.rules)?;
+    let mut rules = super::load_rules(&a.rules)?;
     let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let (data, bad) = dedust::labeled(&clusters, &base);
-    let stats = dedust::rule_stats(&rules, &data, &[]);
+    // Cross-host rules are judged again here: their sites and exceptions come from this data.
+    for r in rules.iter_mut().filter(|r| r.is_global()) {
+        r.except.clear();
+    }
+    let stats = dedust::validate::rule_stats_and_sites(&mut rules, &data, &[]);
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
         eprintln!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
@@ -24,6 +28,8 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         Some(dedust::ValidationSettings {
             min_support: opts.min_support,
             max_fpr: opts.max_fpr,
+            min_sites: opts.min_sites,
+            min_collapse: opts.min_collapse,
         }),
     );
     super::write_out(a.output.as_deref(), &file.to_json())?;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Reproduces README's "Generalization" table: held-out reduction / lost where users need it.
+#   1. forum crawl, --split url --test-fraction 0.5, seeds 1-5 (default flags);
+#   2. its showthread.php rows only, same split, seeds 1-5;
+#   3. synthetic web, --split host (whole sites on one side: rules tested on hosts never seen),
+#      seeds 1-5, with generic canonicalizers on the same held-out half when the Python packages
+#      surt, courlan and w3lib are installed (python3 -m pip install surt courlan w3lib).
+# Usage: scripts/generalize.sh            (DEDUST=path/to/dedust to measure another binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${DEDUST:-target/release/dedust}"
+[ -n "${DEDUST:-}" ] || cargo build --release --quiet
+forum=../shared/datasets/ubuntuforums/clusters.tsv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cell() { awk '$1=="rules"{printf "%s / %s", $5, $6}'; }
+# "r / l r / l …" -> "mean r / max l"
+mean() { tr -d '/' | awk '{for(i=1;i<=NF;i+=2){r+=$i;c++; if($(i+1)>l) l=$(i+1)}} END{printf "%.3f / %.4f", r/c, l}'; }
+row() { # name truth split
+  local r="| $1 |" cells=""
+  for seed in 1 2 3 4 5; do
+    c=$("$bin" evaluate --truth "$2" --split "$3" --test-fraction 0.5 --seed "$seed" | cell)
+    r="$r $c |"
+    cells="$cells $c"
+  done
+  echo "$r $(echo "$cells" | mean) |"
+}
+echo "| data (reduction / lost) | seed 1 | seed 2 | seed 3 | seed 4 | seed 5 | mean / worst lost |"
+echo "|---|---|---|---|---|---|---|"
+if [ -f "$forum" ]; then
+  row "forum, url split 50/50" "$forum" url
+  { head -1 "$forum"; grep showthread.php "$forum"; } > "$tmp/threads.tsv"
+  row "forum thread views, url split 50/50" "$tmp/threads.tsv" url
+else
+  echo "SKIP forum rows: $forum not found" >&2
+fi
+"$bin" synth --sites 100 --pages 60 --seed 1 -o "$tmp/syn" 2>/dev/null
+row "synthetic web (100 sites), host split 50/50" "$tmp/syn/clusters.tsv" host
+# Generic canonicalizers on the same held-out halves (mean over the seeds).
+if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
+  echo
+  echo "| synthetic web, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
+  echo "|---|---|---|---|---|"
+  for seed in 1 2 3 4 5; do
+    d=$("$bin" evaluate --truth "$tmp/syn/clusters.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/s$seed" | cell)
+    g=$(python3 scripts/generic_baselines.py "$tmp/s$seed/test.tsv" --json)
+    pick() { python3 -c "import json,sys; r={x['method']:x for x in json.loads(sys.argv[1])}['$1']; print(f\"{r['reduction']:.3f} / {r['lost']:.4f}\")" "$g"; }
+    echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
+  done
+else
+  echo "SKIP generic canonicalizers: python3 -m pip install surt courlan w3lib" >&2
+fi
