@@ -232,6 +232,28 @@ impl Normalizer {
         cur.map(|url| Normalized { url, rule: last })
     }
 
+    /// The fixed point of the rules for `url` (taken as base-normalized) and every rule that
+    /// changed it on the way, in order (indices into [`Normalizer::rules`]). For analysis, not
+    /// the hot path.
+    pub fn trace(&self, url: &str) -> (String, Vec<usize>) {
+        let mut cur = url.to_string();
+        let mut fired = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            let mut from = 0;
+            let mut changed = false;
+            while let Some((i, out)) = self.apply_from(&cur, from) {
+                cur = out;
+                fired.push(i);
+                from = i + 1;
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+        }
+        (cur, fired)
+    }
+
     /// The host's rules that may match a URL with path `path` (one precomputed list).
     fn host_list<'a>(&'a self, host: Option<&str>, path: &str) -> &'a [usize] {
         Self::list_of(host.and_then(|h| self.by_host.get(h)), path)
@@ -523,7 +545,9 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
 fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Option<String> {
     let p = *p;
     let s = &rule.source;
-    if !rule.applies_to_host(p.host)
+    // Cross-host rules check their exceptions (a registrable-domain lookup) only once they match.
+    let global = rule.is_global();
+    if (!global && p.host != s.host)
         || !p.port.is_empty()
         || !p.userinfo.is_empty()
         || p.fragment.is_some()
@@ -531,7 +555,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
         return None;
     }
     if let Some(c) = &rule.convention {
-        return apply_convention(c, &p);
+        return apply_convention(c, &p).filter(|_| rule.applies_to_host(p.host));
     }
     if let Some(sc) = &s.scheme {
         if p.scheme != sc {
@@ -547,6 +571,18 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             .split('&')
             .any(|kv| s.optional.iter().any(|n| crate::base::param_name(kv) == n));
         if !present {
+            return None;
+        }
+    }
+    // Every required parameter must be there: say so before splitting anything (cross-host
+    // drops are tried on every URL with a query).
+    if !s.required.is_empty() {
+        let q = p.query.unwrap_or("");
+        if !s
+            .required
+            .iter()
+            .all(|(n, _)| q.split('&').any(|kv| crate::base::param_name(kv) == n))
+        {
             return None;
         }
     }
@@ -604,6 +640,9 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             return None;
         }
         rest.push(raw_param(p.query.unwrap_or(""), i));
+    }
+    if global && !rule.applies_to_host(p.host) {
+        return None;
     }
     // Build the output.
     let mut out = String::with_capacity(url.len());

@@ -114,19 +114,23 @@ struct UrlIndex<'a> {
     by_host: HashMap<&'a str, HostUrls<'a>>,
     /// Every URL, and by first path segment (for cross-host rules).
     all: HostUrls<'a>,
-    /// URLs by the names of their query parameters (cross-host drops look at these only).
-    by_param: HashMap<&'a str, Vec<u32>>,
+    /// URLs by exposure key ([`exposure_key`]: `param:NAME`, `http`, `www`, `slash`, `doc:NAME`):
+    /// a cross-host rule looks at the URLs it could touch only.
+    by_key: HashMap<String, Vec<u32>>,
 }
 
 impl<'a> UrlIndex<'a> {
     fn new(urls: &[&'a Labeled]) -> UrlIndex<'a> {
         let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
         let mut all: HostUrls = Default::default();
-        let mut by_param: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_key: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut keys = Vec::new();
         for (i, l) in urls.iter().enumerate() {
             if let Some(p) = split_url(&l.url) {
-                for n in crate::base::param_names(p.query) {
-                    by_param.entry(n).or_default().push(i as u32);
+                keys.clear();
+                url_exposure(&l.url, &mut keys);
+                for k in keys.drain(..) {
+                    by_key.entry(k).or_default().push(i as u32);
                 }
                 let first = p
                     .path
@@ -145,14 +149,14 @@ impl<'a> UrlIndex<'a> {
         UrlIndex {
             by_host,
             all,
-            by_param,
+            by_key,
         }
     }
 
     /// Indices of the URLs `r` may match.
     fn candidates(&self, r: &Rule) -> &[u32] {
-        if let Some(n) = dropped_param(r).filter(|_| r.is_global()) {
-            return self.by_param.get(n).map_or(&[], |v| v.as_slice());
+        if let Some(k) = exposure_key(r) {
+            return self.by_key.get(&k).map_or(&[], |v| v.as_slice());
         }
         let (all, by_first) = if r.is_global() {
             &self.all
@@ -555,14 +559,21 @@ fn finalize_counts(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usi
     (kept, conflicts, removed + removed_after, redundant)
 }
 
+/// The canonical form of `url` under the host rules `current` and the cross-host rules (for a
+/// URL of another host that a host rule touches).
+fn with_out(current: &[usize], url: &str, set: &dyn Fn(&[usize], usize) -> Normalizer) -> String {
+    set(current, usize::MAX).apply_rules(url.to_string()).url
+}
+
 /// Remove host-scoped rules that the cross-host tier makes redundant: a host rule goes when,
 /// without it, every data URL it rewrites still gets the same canonical form (the cross-host
 /// rules and the host's other rules do its work). One rule per mechanism, not one per host.
 /// Weakest rules are tried first; order is kept.
 ///
 /// # Complexity
-/// Per host with `k` rules: `k` rule sets of that host plus the cross-host rules, each run on
-/// the data URLs the tried rule rewrites.
+/// Per host with `k` rules and `U_h` data URLs: one traced run of the host's rules plus the
+/// cross-host rules over the `U_h` URLs, then per tried rule one rule set built and run on the
+/// URLs where that rule fired (or that an earlier removal touched).
 fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
     if !rules.iter().any(Rule::is_global) {
         return rules;
@@ -589,7 +600,7 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
     };
     let drop: HashSet<usize> = hosts
         .par_iter()
-        .flat_map_iter(|(_, idx)| {
+        .flat_map_iter(|(host, idx)| {
             let mut current: Vec<usize> = idx.clone();
             let mut tries = idx.clone();
             tries.sort_by(|&a, &b| {
@@ -597,30 +608,53 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
                     .cmp(&score(&rules[b]))
                     .then_with(|| rules[a].id.cmp(&rules[b].id))
             });
+            // One traced run over the host's URLs: each URL's canonical form and, per host
+            // rule, the URLs where it fired (alone or after another rule).
+            let urls: &[u32] = index.by_host.get(host).map_or(&[], |h| h.0.as_slice());
+            let with = set(&current, usize::MAX);
+            let mut canon: HashMap<u32, String> = HashMap::with_capacity(urls.len());
+            let mut fired: HashMap<usize, Vec<u32>> = HashMap::new();
+            for &u in urls {
+                let (out, by) = with.trace(&refs[u as usize].url);
+                for k in by {
+                    if let Some(&r) = current.get(k) {
+                        fired.entry(r).or_default().push(u);
+                    }
+                }
+                canon.insert(u, out);
+            }
+            // URLs whose rule trail changed with a removal (their canonical form did not).
+            let mut pending: Vec<u32> = Vec::new();
             let mut dropped = Vec::new();
-            let mut with = set(&current, usize::MAX);
             for t in tries {
-                // URLs the rule may take part in: those it rewrites alone, and those the current
-                // set rewrites at all (it may fire after another rule).
-                let touched: Vec<&str> = index
+                let mut touched: Vec<u32> = index
                     .candidates(&rules[t])
                     .iter()
-                    .map(|&i| refs[i as usize].url.as_str())
-                    .filter(|u| {
-                        apply_rule(&rules[t], u).is_some_and(|o| o != *u)
-                            || with.apply_rules(u.to_string()).rule.is_some()
+                    .copied()
+                    .filter(|&i| {
+                        let u = refs[i as usize].url.as_str();
+                        apply_rule(&rules[t], u).is_some_and(|o| o != u)
                     })
+                    .chain(fired.get(&t).into_iter().flatten().copied())
+                    .chain(pending.iter().copied())
                     .collect();
+                touched.sort_unstable();
+                touched.dedup();
                 if touched.is_empty() {
                     continue;
                 }
                 let without = set(&current, t);
-                if touched.iter().all(|u| {
-                    with.apply_rules(u.to_string()).url == without.apply_rules(u.to_string()).url
-                }) {
+                let same = touched.iter().all(|u| {
+                    let url = &refs[*u as usize].url;
+                    let want = canon
+                        .get(u)
+                        .map_or_else(|| with_out(&current, url, &set), |c| c.clone());
+                    without.apply_rules(url.clone()).url == want
+                });
+                if same {
                     current.retain(|&i| i != t);
                     dropped.push(t);
-                    with = without;
+                    pending.extend(touched);
                 }
             }
             dropped
