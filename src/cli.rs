@@ -30,6 +30,8 @@ impl ValidateFlags {
             max_fpr: self.max_fpr,
             min_sites: self.min_sites,
             min_collapse: self.min_collapse,
+            family_weight: self.family_weight,
+            fpr_bound: self.fpr_bound,
         }
     }
 
@@ -86,6 +88,15 @@ pub struct ValidateFlags {
     /// login wall) must merge, pooled over the host's rules with that target.
     #[arg(long, default_value_t = 10)]
     pub min_collapse: usize,
+    /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
+    /// is judged by (rules sending ids to one login wall are evidence for each other); 0 judges
+    /// every rule by its own fp / support.
+    #[arg(long, default_value_t = 10.0)]
+    pub family_weight: f64,
+    /// Judge each rule by the one-sided 95 % Clopper–Pearson upper bound of its fp rate instead
+    /// of fp / support (stricter on small support).
+    #[arg(long)]
+    pub fpr_bound: bool,
 }
 
 #[derive(Subcommand, Debug)]

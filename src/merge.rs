@@ -133,12 +133,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     if let Some(v) = first.validation.filter(|_| pooled) {
         // Cross-host rules are decided again on the pooled evidence; exceptions the shards
         // added after validation (hosts whose own rules win) are kept.
-        let opts = crate::validate::ValidateOptions {
-            min_support: v.min_support,
-            max_fpr: v.max_fpr,
-            min_sites: v.min_sites,
-            min_collapse: v.min_collapse,
-        };
+        let opts = v.options();
         // Every input whose URLs the candidate could touch must have validated it.
         let checked_everywhere = |e: &Rule| {
             let key = crate::validate::exposure_key(e);
@@ -150,7 +145,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             })
         };
         for e in &evidence {
-            if crate::validate::verdict(e, &opts) == crate::validate::Verdict::Keep
+            if crate::validate::verdict(e, &opts, None) == crate::validate::Verdict::Keep
                 && checked_everywhere(e)
             {
                 let mut r = e.clone();

@@ -174,16 +174,7 @@ fn finish(
             for r in &mut rules {
                 r.supporting.clear();
             }
-            let mut file = RuleFile::new(
-                rules,
-                base,
-                Some(ValidationSettings {
-                    min_support: v.min_support,
-                    max_fpr: v.max_fpr,
-                    min_sites: v.min_sites,
-                    min_collapse: v.min_collapse,
-                }),
-            );
+            let mut file = RuleFile::new(rules, base, Some(ValidationSettings::from(&v)));
             if !evidence.is_empty() {
                 file.exposure = crate::validate::exposure(&data);
             }

@@ -63,6 +63,39 @@ pub struct ValidationSettings {
     /// `--min-collapse` (files written before it: 10).
     #[serde(default = "default_min_collapse")]
     pub min_collapse: usize,
+    /// `--family-weight` (files written before it: 0, every rule judged by its own ratio).
+    #[serde(default)]
+    pub family_weight: f64,
+    /// `--fpr-bound`.
+    #[serde(default)]
+    pub fpr_bound: bool,
+}
+
+impl ValidationSettings {
+    /// The thresholds these settings record.
+    pub fn options(&self) -> crate::validate::ValidateOptions {
+        crate::validate::ValidateOptions {
+            min_support: self.min_support,
+            max_fpr: self.max_fpr,
+            min_sites: self.min_sites,
+            min_collapse: self.min_collapse,
+            family_weight: self.family_weight,
+            fpr_bound: self.fpr_bound,
+        }
+    }
+}
+
+impl From<&crate::validate::ValidateOptions> for ValidationSettings {
+    fn from(o: &crate::validate::ValidateOptions) -> Self {
+        ValidationSettings {
+            min_support: o.min_support,
+            max_fpr: o.max_fpr,
+            min_sites: o.min_sites,
+            min_collapse: o.min_collapse,
+            family_weight: o.family_weight,
+            fpr_bound: o.fpr_bound,
+        }
+    }
 }
 
 fn default_min_sites() -> usize {

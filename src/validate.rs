@@ -72,17 +72,25 @@ pub struct ValidateOptions {
     /// Least URLs a family of many → one rules ([`is_collapse`]: varying ids sent to one fixed
     /// page, pooled over the rules of a host that share the target) must merge.
     pub min_collapse: usize,
+    /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
+    /// is judged by ([`judged_fpr`]); 0 judges every rule by its own ratio.
+    pub family_weight: f64,
+    /// Judge by the one-sided 95 % Clopper–Pearson upper bound of the fp rate instead of the
+    /// ratio (before shrinking toward the family).
+    pub fpr_bound: bool,
 }
 
 impl Default for ValidateOptions {
-    /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10` (see README,
-    /// "Choosing the thresholds").
+    /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10`,
+    /// `family_weight = 10`, `fpr_bound = false` (see README, "Choosing the thresholds").
     fn default() -> Self {
         ValidateOptions {
             min_support: 2,
             max_fpr: 0.15,
             min_sites: 2,
             min_collapse: 10,
+            family_weight: 10.0,
+            fpr_bound: false,
         }
     }
 }
@@ -474,16 +482,99 @@ pub fn is_collapse(r: &Rule) -> bool {
     captures && !copies
 }
 
-/// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set.
-pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions) -> Verdict {
+/// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
+/// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
+pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
     let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
     if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
         Verdict::LowSupport
-    } else if fp as f64 / sup as f64 > opts.max_fpr {
+    } else if judged_fpr(sup, fp, family, opts) > opts.max_fpr {
         Verdict::HighFpr
     } else {
         Verdict::Keep
     }
+}
+
+/// The many → one family a rule belongs to: its host and its fixed target. The rules of one
+/// family (`member.php?u=`, `private.php?u=`, `newreply.php?p=` all sent to one login page) are
+/// evidence for each other.
+pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
+    is_collapse(r).then_some((r.source.host.as_str(), r.target.as_str()))
+}
+
+/// The false-positive rate a rule with `support` merges, `fp` of them wrong, is judged by.
+///
+/// The rule's own estimate e is `fp / support`, or with [`ValidateOptions::fpr_bound`] the
+/// one-sided 95 % Clopper–Pearson upper bound. A rule in a many → one `family` (pooled
+/// `(support, fp)` over the family's candidates, the rule included) is shrunk toward the
+/// family's pooled rate p with weight m = [`ValidateOptions::family_weight`]:
+/// `(support · e + m · p) / (support + m)`. A rule alone in its family keeps its own ratio.
+///
+/// ```
+/// use dedust::{validate::judged_fpr, ValidateOptions};
+/// let o = ValidateOptions::default();
+/// assert_eq!(judged_fpr(14, 3, None, &o), 3.0 / 14.0);
+/// // The same rule in a family that merged 101 URLs with 3 wrong: (3 + 10 · 3/101) / 24.
+/// assert!((judged_fpr(14, 3, Some((101, 3)), &o) - 0.1373).abs() < 1e-4);
+/// // The bound of 0 wrong in 2 is far from 0.
+/// assert!(judged_fpr(2, 0, None, &ValidateOptions { fpr_bound: true, ..o }) > 0.7);
+/// ```
+pub fn judged_fpr(
+    support: usize,
+    fp: usize,
+    family: Option<(usize, usize)>,
+    opts: &ValidateOptions,
+) -> f64 {
+    if support == 0 {
+        return 0.0;
+    }
+    let own = if opts.fpr_bound {
+        clopper_pearson_upper(fp, support, 0.05)
+    } else {
+        fp as f64 / support as f64
+    };
+    match family {
+        Some((fs, ff)) if fs > 0 && opts.family_weight > 0.0 => {
+            let (n, m) = (support as f64, opts.family_weight);
+            (n * own + m * (ff as f64 / fs as f64)) / (n + m)
+        }
+        _ => own,
+    }
+}
+
+/// One-sided `1 − alpha` Clopper–Pearson upper bound of a binomial rate with `x` successes in
+/// `n` trials: the p with P(X ≤ x | n, p) = alpha (1 when x = n), by bisection.
+///
+/// # Complexity
+/// `O(x)` per evaluation of the binomial tail, 60 bisection steps.
+fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
+    if x >= n {
+        return 1.0;
+    }
+    // ln P(X ≤ x) by log-sum-exp over the terms k = 0..=x.
+    let ln_cdf = |p: f64| -> f64 {
+        let (lp, lq) = (p.ln(), (1.0 - p).ln());
+        let mut term = n as f64 * lq; // ln C(n, 0) p^0 q^n
+        let mut terms = Vec::with_capacity(x + 1);
+        terms.push(term);
+        for k in 0..x {
+            term += ((n - k) as f64 / (k + 1) as f64).ln() + lp - lq;
+            terms.push(term);
+        }
+        let top = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+    };
+    let target = alpha.ln();
+    let (mut lo, mut hi) = (x as f64 / n as f64, 1.0);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if ln_cdf(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
 }
 
 /// Filter candidates by their stats and make the kept set deployable.
@@ -506,9 +597,20 @@ pub fn select(
         r.fp = Some(fp);
         r.fpr = Some(rounded_fpr(sup, fp));
     }
+    // Pooled counts of each many → one family, over all its candidates.
+    let mut pooled: HashMap<(String, String), (usize, usize)> = HashMap::new();
+    for r in &rules {
+        if let Some((h, t)) = collapse_family(r) {
+            let e = pooled.entry((h.to_string(), t.to_string())).or_default();
+            e.0 += r.support.unwrap_or(0);
+            e.1 += r.fp.unwrap_or(0);
+        }
+    }
     let mut kept: Vec<Rule> = Vec::new();
     for r in rules {
-        match verdict(&r, opts) {
+        let family = collapse_family(&r)
+            .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied());
+        match verdict(&r, opts, family) {
             Verdict::LowSupport => rep.low_support += 1,
             Verdict::HighFpr => rep.high_fpr += 1,
             Verdict::Keep => kept.push(r),
@@ -1081,6 +1183,70 @@ mod tests {
         let st = rule_stats(&cands, &data, &[]);
         let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
         assert!(kept.iter().any(is_collapse), "{kept:#?}");
+    }
+
+    #[test]
+    fn wall_family_vouches_for_a_noisy_member() {
+        // One login wall answers three id patterns; a few `n.php?p=` ids answer another page
+        // (closed threads, each its own page). Alone, `n.php?p={int}` → wall is 3 wrong in 15 (0.2 > 0.15); in a
+        // family that merged 40 more URLs without a mistake it is judged (3 + 10·3/55) / 25.
+        let mut urls: Vec<String> = (0..20)
+            .map(|i| format!("https://r.org/m.php?u={}", 50 + i))
+            .chain((0..20).map(|i| format!("https://r.org/p.php?do=pm&u={}", 90 + i)))
+            .chain((0..12).map(|i| format!("https://r.org/n.php?p={}", 300 + i)))
+            .collect();
+        urls.push("https://r.org/login.php".into());
+        let mut clusters = vec![Cluster {
+            id: "wall".into(),
+            urls,
+        }];
+        clusters.extend((7..10).map(|i| {
+            mk(
+                &format!("closed{i}"),
+                &[&format!("https://r.org/n.php?p={i}")],
+            )
+        }));
+        let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats(&cands, &data, &[]);
+        let noisy = |kept: &[Rule]| {
+            kept.iter().any(|r| {
+                is_collapse(r) && r.pattern.contains("n.php") && r.target.contains("login")
+            })
+        };
+        let (kept, _) = select(cands.clone(), &st, &data, &ValidateOptions::default());
+        assert!(noisy(&kept), "{kept:#?}");
+        let raw = ValidateOptions {
+            family_weight: 0.0,
+            ..Default::default()
+        };
+        let (kept, _) = select(cands, &st, &data, &raw);
+        assert!(!noisy(&kept), "{kept:#?}");
+        assert!(kept
+            .iter()
+            .any(|r| is_collapse(r) && r.pattern.contains("m.php")));
+    }
+
+    #[test]
+    fn clopper_pearson_upper_bounds() {
+        // (wrong, merges, bound): 0 of n has the closed form 1 − 0.05^(1/n).
+        for (x, n, want) in [
+            (0, 1, 0.95),
+            (0, 2, 0.776_393),
+            (0, 19, 0.145_869),
+            (0, 100, 0.029_513),
+            (5, 5, 1.0),
+        ] {
+            let got = clopper_pearson_upper(x, n, 0.05);
+            assert!((got - want).abs() < 1e-5, "{x}/{n}: {got}");
+        }
+        // More wrong merges, a higher bound; always at least the ratio.
+        let mut last = 0.0;
+        for x in 0..14 {
+            let b = clopper_pearson_upper(x, 14, 0.05);
+            assert!(b > last && b >= x as f64 / 14.0, "{x}: {b}");
+            last = b;
+        }
     }
 
     #[test]

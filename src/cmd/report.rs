@@ -19,10 +19,8 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             ..Default::default()
         },
         validate: Some(ValidateOptions {
-            min_support: a.validate.min_support,
             max_fpr,
-            min_sites: a.validate.min_sites,
-            min_collapse: a.validate.min_collapse,
+            ..a.validate.options()
         }),
         holdout: a.validate.holdout(),
     };

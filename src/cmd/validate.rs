@@ -25,12 +25,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
             keep_fragment: base.keep_fragment,
             keep_query_order: base.keep_query_order,
         },
-        Some(dedust::ValidationSettings {
-            min_support: opts.min_support,
-            max_fpr: opts.max_fpr,
-            min_sites: opts.min_sites,
-            min_collapse: opts.min_collapse,
-        }),
+        Some(dedust::ValidationSettings::from(&opts)),
     );
     super::write_out(a.output.as_deref(), &file.to_json())?;
     eprintln!(
