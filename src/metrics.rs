@@ -180,6 +180,12 @@ pub struct Comparison {
     pub rules: Metrics,
     /// With the rules: the registrable domain that loses the largest share of its URLs.
     pub worst_host: Option<HostLost>,
+    /// URLs the rules rewrote (their canonical form differs from the base layer's).
+    pub rewritten: usize,
+    /// Of those, the URLs whose canonical form is no URL of the evaluated data: a dedup key
+    /// nobody has seen fetched (e.g. `https` on a site only seen over `http`), fine for the
+    /// already-seen check, not proven as a URL to fetch.
+    pub unobserved: usize,
 }
 
 /// Compare no normalization, the base layer and `rules` on the URLs of `test` clusters.
@@ -191,11 +197,23 @@ pub struct Comparison {
 /// let test = vec![Cluster { id: "a".into(), urls: vec!["http://h/x".into(), "HTTP://H/x".into()] }];
 /// let c = compare(&test, vec![], &BaseOptions::default());
 /// assert_eq!((c.none.reduction, c.base.reduction), (0.0, 1.0));
+/// assert_eq!((c.rewritten, c.unobserved), (0, 0));
 /// ```
 pub fn compare(
     test: &[crate::Cluster],
     rules: Vec<crate::Rule>,
     base: &crate::BaseOptions,
+) -> Comparison {
+    compare_seen(test, rules, base, &[])
+}
+
+/// [`compare`], where the URLs of `seen` (e.g. the training part) also count as observed for
+/// [`Comparison::unobserved`].
+pub fn compare_seen(
+    test: &[crate::Cluster],
+    rules: Vec<crate::Rule>,
+    base: &crate::BaseOptions,
+    seen: &[crate::Cluster],
 ) -> Comparison {
     let label = |c: &crate::Cluster| crate::render::fnv(&c.id) as usize;
     let raw: Vec<(String, usize)> = test
@@ -215,15 +233,31 @@ pub fn compare(
     let with_rules = crate::Normalizer::new(rules, Some(*base));
     let only_base = crate::Normalizer::new(vec![], Some(*base));
     let ruled = run(&with_rules);
+    let based = run(&only_base);
     let domains: Vec<String> = raw
         .iter()
         .map(|(u, _)| crate::site::domain_of_url(u).unwrap_or_default())
         .collect();
+    let seen: Vec<String> = seen
+        .iter()
+        .flat_map(|c| &c.urls)
+        .filter_map(|u| crate::base_normalize(u, base).ok())
+        .collect();
+    let observed: std::collections::HashSet<&str> = based
+        .iter()
+        .map(|(u, _)| u.as_str())
+        .chain(seen.iter().map(String::as_str))
+        .collect();
+    let changed = || ruled.iter().zip(&based).filter(|(r, b)| r.0 != b.0);
     Comparison {
         none: metrics(&raw),
-        base: metrics(&run(&only_base)),
+        base: metrics(&based),
         rules: metrics(&ruled),
         worst_host: worst_host(&ruled, &domains),
+        rewritten: changed().count(),
+        unobserved: changed()
+            .filter(|(r, _)| !observed.contains(r.0.as_str()))
+            .count(),
     }
 }
 

@@ -215,7 +215,8 @@ pub struct Experiment {
 /// Learn on `train` and compare on `test`.
 pub fn experiment(train: &[Cluster], test: &[Cluster], cfg: &LearnConfig) -> Experiment {
     let out = learn(train, cfg, &|_, _, _| {});
-    let comparison = crate::metrics::compare(test, out.file.rules.clone(), &cfg.learn.base);
+    let comparison =
+        crate::metrics::compare_seen(test, out.file.rules.clone(), &cfg.learn.base, train);
     Experiment {
         file: out.file,
         comparison,

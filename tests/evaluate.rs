@@ -111,6 +111,12 @@ fn rules_learned_on_some_sites_work_on_sites_never_seen() {
     let rules_row = &v["rows"][2];
     assert!(rules_row["reduction"].as_f64().unwrap() >= 0.6, "{v}");
     assert!(rules_row["lost"].as_f64().unwrap() <= 0.005, "{v}");
+    // Rewrites are counted, and those whose output no URL of the data has are among them.
+    let (rewritten, unobserved) = (
+        v["rewritten"].as_u64().unwrap(),
+        v["unobserved"].as_u64().unwrap(),
+    );
+    assert!(rewritten > 0 && unobserved <= rewritten, "{v}");
     assert!(
         v["worst_host"]["host"]
             .as_str()

@@ -39,6 +39,8 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 .iter()
                 .filter_map(|c| c.worst_host.clone())
                 .max_by(|a, b| a.lost.total_cmp(&b.lost)),
+            rewritten: folds.iter().map(|c| c.rewritten).sum(),
+            unobserved: folds.iter().map(|c| c.unobserved).sum(),
         };
         let n = ex.iter().map(|e| e.file.rules.len()).sum::<usize>() / ex.len().max(1);
         let what = format!(
@@ -75,7 +77,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 v
             })
             .collect();
-        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "folds": folds });
+        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "rewritten": cmp.rewritten, "unobserved": cmp.unobserved, "folds": folds });
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("# {what}; {nrules} rules");
@@ -96,6 +98,14 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             ),
             Some(_) => println!("# worst host with rules: no host loses content"),
             None => {}
+        }
+        if cmp.rewritten > 0 {
+            println!(
+                "# rewritten by the rules: {} URLs; {} of them ({:.3}) to a form never observed in the data (a dedup key, not a URL to fetch)",
+                cmp.rewritten,
+                cmp.unobserved,
+                cmp.unobserved as f64 / cmp.rewritten as f64
+            );
         }
     }
     Ok(0)
