@@ -74,6 +74,8 @@ pub struct Normalizer {
     by_host: KeyMap<String, HostRules>,
     /// Imported regex rules and cross-host rules (any host), in rule order.
     global: Vec<usize>,
+    /// The same rules, by the feature a URL needs for each to change it.
+    keyed: GlobalRules,
     /// Rules that can only change a URL with a non-empty query (required parameters, or only
     /// dropping parameters): skipped at once for URLs without one.
     needs_query: Vec<bool>,
@@ -89,6 +91,79 @@ pub struct Normalizer {
 struct HostRules {
     by_first: KeyMap<String, Vec<usize>>,
     any: Vec<usize>,
+}
+
+/// Cross-host and imported rules by the one feature of a URL each needs to change it, so a URL
+/// tries only the few that can (a cross-host `utm_source` drop is never tried on a URL without
+/// that parameter). Every list is in rule order.
+#[derive(Debug, Clone, Default)]
+struct GlobalRules {
+    /// Tried on every URL: imported regex rules, rules that need none of the features below.
+    any: Vec<usize>,
+    /// `https` convention: `http` URLs.
+    http: Vec<usize>,
+    /// `www.` convention: hosts starting with `www.`.
+    www: Vec<usize>,
+    /// Trailing-slash convention: paths longer than `/` ending in `/`.
+    slash: Vec<usize>,
+    /// Default-document conventions, by the document name (the path's last segment).
+    doc: KeyMap<String, Vec<usize>>,
+    /// Rules with required parameters, by the first one's name.
+    param: KeyMap<String, Vec<usize>>,
+}
+
+impl GlobalRules {
+    /// File rule `i` under the feature it needs.
+    fn add(&mut self, i: usize, r: &Rule) {
+        use crate::rules::Convention as C;
+        let list = match (&r.convention, r.kind) {
+            (_, RuleKind::Regex) => &mut self.any,
+            (Some(C::Https), _) => &mut self.http,
+            (Some(C::StripWww), _) => &mut self.www,
+            (Some(C::TrailingSlash), _) => &mut self.slash,
+            (Some(C::DefaultDoc(n)), _) => self.doc.entry(n.clone()).or_default(),
+            (None, _) => match r.source.required.first() {
+                Some((name, _)) => self.param.entry(name.clone()).or_default(),
+                None => &mut self.any,
+            },
+        };
+        list.push(i);
+    }
+
+    /// The rules that may change a URL with parts `p` (only `any` when it does not split), in
+    /// rule order, into `out`.
+    ///
+    /// # Complexity
+    /// One lookup per query parameter and one for the last path segment, then a sort of the
+    /// (few) rules found.
+    fn for_url(&self, p: Option<&crate::tokenize::UrlParts<'_>>, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend_from_slice(&self.any);
+        let Some(p) = p else { return };
+        if p.scheme == "http" {
+            out.extend_from_slice(&self.http);
+        }
+        if p.host.starts_with("www.") {
+            out.extend_from_slice(&self.www);
+        }
+        if p.path.len() > 1 && p.path.ends_with('/') {
+            out.extend_from_slice(&self.slash);
+        }
+        if !self.doc.is_empty() {
+            if let Some(v) = p.path.rsplit('/').next().and_then(|l| self.doc.get(l)) {
+                out.extend_from_slice(v);
+            }
+        }
+        if !self.param.is_empty() {
+            for kv in p.query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
+                if let Some(v) = self.param.get(crate::base::param_name(kv)) {
+                    out.extend_from_slice(v);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
 }
 
 /// The literal first path segment of a rule's pattern, if it has one.
@@ -145,6 +220,7 @@ impl Normalizer {
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
         let mut by_host: KeyMap<String, HostRules> = KeyMap::default();
         let mut global = Vec::new();
+        let mut keyed = GlobalRules::default();
         let mut java = Vec::with_capacity(rules.len());
         for (i, r) in rules.iter().enumerate() {
             if r.kind == RuleKind::Regex {
@@ -157,12 +233,14 @@ impl Normalizer {
                     .ok(),
                 );
                 global.push(i);
+                keyed.add(i, r);
                 continue;
             }
             java.push(None);
             if r.is_global() {
-                // Cross-host rules are tried on every URL, like imported ones.
+                // Cross-host rules apply to every host, like imported ones.
                 global.push(i);
+                keyed.add(i, r);
                 continue;
             }
             let h = by_host.entry(r.source.host.clone()).or_default();
@@ -187,6 +265,7 @@ impl Normalizer {
             rules,
             by_host,
             global,
+            keyed,
             needs_query,
             java,
             base,
@@ -214,6 +293,12 @@ impl Normalizer {
 
     /// The rules' fixed point for `url`, or `None` when no rule changes it (no allocation then).
     fn rewrite(&self, url: &str) -> Option<Normalized> {
+        self.rewrite_rounds(url).0
+    }
+
+    /// [`Normalizer::rewrite`], and whether a pass changed nothing within [`MAX_ROUNDS`] (the
+    /// result is then a fixed point: normalizing it again changes nothing).
+    fn rewrite_rounds(&self, url: &str) -> (Option<Normalized>, bool) {
         let mut cur: Option<String> = None;
         let mut last = None;
         for _ in 0..MAX_ROUNDS {
@@ -226,10 +311,24 @@ impl Normalizer {
                 changed = true;
             }
             if !changed {
-                break;
+                return (cur.map(|url| Normalized { url, rule: last }), true);
             }
         }
-        cur.map(|url| Normalized { url, rule: last })
+        (cur.map(|url| Normalized { url, rule: last }), false)
+    }
+
+    /// [`Normalizer::apply_rules`], and whether the result is known to be a fixed point (a pass
+    /// over the rules changed nothing within [`MAX_ROUNDS`]); when it is not, normalizing it
+    /// again may change it.
+    ///
+    /// ```
+    /// let n = dedust::Normalizer::new(vec![], None);
+    /// let (out, fixed) = n.apply_rules_fixed("http://h.org/a".to_string());
+    /// assert_eq!((out.url.as_str(), fixed), ("http://h.org/a", true));
+    /// ```
+    pub fn apply_rules_fixed(&self, url: String) -> (Normalized, bool) {
+        let (out, fixed) = self.rewrite_rounds(&url);
+        (out.unwrap_or(Normalized { url, rule: None }), fixed)
     }
 
     /// The fixed point of the rules for `url` (taken as base-normalized) and every rule that
@@ -271,14 +370,13 @@ impl Normalizer {
     }
 
     /// Indices of the rules that may match, in rule order: the host's list `a` merged with the
-    /// imported (any-host) rules.
+    /// any-host rules `b` that may change the URL ([`GlobalRules::for_url`]).
     ///
     /// # Complexity
     /// One hash lookup for the host and one for the first path segment give `a`
     /// ([`Normalizer::host_list`]); the merge is linear in the two short lists: independent of
     /// the total number of rules.
-    fn candidates<'a>(&'a self, a: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
-        let b = self.global.as_slice();
+    fn candidates<'a>(a: &'a [usize], b: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
         let (mut i, mut j) = (0, 0);
         std::iter::from_fn(move || {
             let next = match (a.get(i), b.get(j)) {
@@ -332,14 +430,21 @@ impl Normalizer {
         let has_query = p.is_some_and(|p| p.query.is_some_and(|q| !q.is_empty()));
         // `host_of` and `split_url` find the same host (tested), so one lookup serves both.
         let a = p.map_or(&[][..], |p| Self::list_of(rules, p.path));
-        self.candidates(a).skip_while(|&i| i < from).find_map(|i| {
-            if !has_query && self.needs_query[i] {
-                return None;
-            }
-            self.apply_one(i, url, p.as_ref())
-                .filter(|o| o != url)
-                .map(|o| (i, o))
-        })
+        let mut b = Vec::new();
+        if !self.global.is_empty() {
+            self.keyed.for_url(p.as_ref(), &mut b);
+        }
+        let found = Self::candidates(a, &b)
+            .skip_while(|&i| i < from)
+            .find_map(|i| {
+                if !has_query && self.needs_query[i] {
+                    return None;
+                }
+                self.apply_one(i, url, p.as_ref())
+                    .filter(|o| o != url)
+                    .map(|o| (i, o))
+            });
+        found
     }
 
     /// Whether any of the host's rules at `from` or later may apply to a URL whose text after
@@ -357,7 +462,9 @@ impl Normalizer {
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
         let p = split_url(url);
         let a = p.map_or(&[][..], |p| self.host_list(Some(p.host), p.path));
-        self.candidates(a)
+        let mut b = Vec::new();
+        self.keyed.for_url(p.as_ref(), &mut b);
+        Self::candidates(a, &b)
             .filter_map(|i| self.apply_one(i, url, p.as_ref()).map(|o| (i, o)))
             .collect()
     }
@@ -705,24 +812,25 @@ fn apply_convention(
     p: &crate::tokenize::UrlParts<'_>,
 ) -> Option<String> {
     use crate::rules::Convention as C;
-    let query = p.query.map_or(String::new(), |q| format!("?{q}"));
+    // The output is built only once the convention applies.
+    let (mark, query) = p.query.map_or(("", ""), |q| ("?", q));
     let (scheme, host, path) = (p.scheme, p.host, p.path);
     match c {
-        C::Https => (scheme == "http").then(|| format!("https://{host}{path}{query}")),
+        C::Https => (scheme == "http").then(|| format!("https://{host}{path}{mark}{query}")),
         // Only when the bare host is the same registrable domain: `www.co.uk` is not `co.uk`.
         C::StripWww => host
             .strip_prefix("www.")
             .filter(|h| crate::site::registrable_domain(h) == crate::site::registrable_domain(host))
-            .map(|h| format!("{scheme}://{h}{path}{query}")),
+            .map(|h| format!("{scheme}://{h}{path}{mark}{query}")),
         C::DefaultDoc(name) => {
             let dir = path.strip_suffix(name.as_str())?.strip_suffix('/')?;
-            Some(format!("{scheme}://{host}{dir}/{query}"))
+            Some(format!("{scheme}://{host}{dir}/{mark}{query}"))
         }
         C::TrailingSlash => {
             let trimmed = path
                 .strip_suffix('/')
                 .filter(|t| !t.is_empty() && !t.ends_with('/'))?;
-            Some(format!("{scheme}://{host}{trimmed}{query}"))
+            Some(format!("{scheme}://{host}{trimmed}{mark}{query}"))
         }
     }
 }
@@ -788,6 +896,75 @@ fn raw_param(q: &str, i: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{convention_rule, Convention, Source, Target, ANY_HOST};
+
+    /// The rules' fixed point by trying every rule on every pass, in file order.
+    fn brute(rules: &[Rule], url: &str) -> String {
+        let mut cur = url.to_string();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for r in rules {
+                if let Some(o) = apply_rule(r, &cur).filter(|o| *o != cur) {
+                    cur = o;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        cur
+    }
+
+    #[test]
+    fn cross_host_rules_looked_up_by_feature_act_as_if_all_were_tried() {
+        let drop = |name: &str| {
+            Rule::new(
+                RuleKind::Template,
+                Source {
+                    scheme: None,
+                    host: ANY_HOST.into(),
+                    path: None,
+                    required: vec![(name.into(), ValPat::Any)],
+                    optional: vec![],
+                    rest: true,
+                },
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(vec![]),
+                },
+            )
+        };
+        let rules = vec![
+            drop("utm_source"),
+            drop("sid"),
+            convention_rule(Convention::Https),
+            convention_rule(Convention::StripWww),
+            convention_rule(Convention::DefaultDoc("index.html".into())),
+            convention_rule(Convention::TrailingSlash),
+        ];
+        let n = Normalizer::new(rules.clone(), None);
+        for u in [
+            "http://www.a.org/x/index.html?sid=1&utm_source=y",
+            "https://a.org/x/?b=2",
+            "https://a.org/?utm_source=x",
+            "https://a.org/index.html",
+            "http://www.co.uk/a/",
+            "https://a.org/x?a=1&sid=2&sidx=3",
+            "https://a.org/x?sidx=3",
+            "https://a.org/",
+            "https://a.org",
+        ] {
+            assert_eq!(n.apply_rules(u.to_string()).url, brute(&rules, u), "{u}");
+        }
+        assert_eq!(
+            n.apply_rules("http://www.a.org/x/index.html?sid=1&utm_source=y".into())
+                .url,
+            "https://a.org/x"
+        );
+    }
 
     #[test]
     fn host_path_and_query_agree_with_split_url() {

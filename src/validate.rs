@@ -336,6 +336,13 @@ impl<'a> MergeContext<'a> {
     /// The validation URLs `r` (alone) rewrites into a merge, each with whether it is a false
     /// positive (its bucket is led by another true cluster).
     fn merges(&self, r: &Rule) -> Vec<(u32, bool)> {
+        use crate::rules::Convention as C;
+        if matches!(
+            r.convention,
+            Some(C::Https | C::TrailingSlash | C::DefaultDoc(_))
+        ) {
+            return self.injective_merges(r);
+        }
         let all = &self.all;
         // URLs the rule changes, and the groups their outputs form.
         let mut out_of: HashSet<u32> = HashSet::new();
@@ -364,24 +371,60 @@ impl<'a> MergeContext<'a> {
             if distinct.len() < 2 {
                 continue;
             }
-            let mut counts: HashMap<usize, usize> = HashMap::new();
-            for &j in &bucket {
-                *counts.entry(all[j as usize].cluster).or_default() += 1;
-            }
-            // Ties go to the cluster of a URL the rule left alone: a rule has to out-vote
-            // the page that already lives at its target.
-            let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
-            let major = counts
-                .iter()
-                .max_by(|a, b| {
-                    a.1.cmp(b.1)
-                        .then_with(|| anchored(*a.0).cmp(&anchored(*b.0)))
-                        .then_with(|| b.0.cmp(a.0))
-                })
-                .map(|(c, _)| *c)
-                .expect("bucket not empty");
+            let major = self.leader(&bucket, &unchanged);
             for &i in rewritten.iter().filter(|&&i| (i as usize) < self.nv) {
                 out.push((i, all[i as usize].cluster != major));
+            }
+        }
+        out
+    }
+
+    /// The true cluster that leads a bucket (URL indices; `unchanged` are those the rule left
+    /// alone). Ties go to the cluster of a URL the rule left alone: a rule has to out-vote the
+    /// page that already lives at its target; then to the smallest label.
+    fn leader(&self, bucket: &[u32], unchanged: &[u32]) -> usize {
+        let all = &self.all;
+        let mut counts: HashMap<usize, usize> = HashMap::new();
+        for &j in bucket {
+            *counts.entry(all[j as usize].cluster).or_default() += 1;
+        }
+        let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
+        counts
+            .iter()
+            .max_by(|a, b| {
+                a.1.cmp(b.1)
+                    .then_with(|| anchored(*a.0).cmp(&anchored(*b.0)))
+                    .then_with(|| b.0.cmp(a.0))
+            })
+            .map(|(c, _)| *c)
+            .expect("bucket not empty")
+    }
+
+    /// [`MergeContext::merges`] for a convention that sends each URL to its own output, which
+    /// the convention leaves alone (`https`, trailing slash, default document): the bucket of a
+    /// rewritten URL is its copies and the URLs equal to its output, so no map of outputs is
+    /// built.
+    fn injective_merges(&self, r: &Rule) -> Vec<(u32, bool)> {
+        let all = &self.all;
+        let mut out = Vec::new();
+        for &i in self.index.candidates(r) {
+            let u = all[i as usize].url.as_str();
+            // Each URL once, from the head of its chain of copies.
+            if self.head.get(u) != Some(&i) {
+                continue;
+            }
+            let Some(o) = apply_rule(r, u).filter(|o| o != u) else {
+                continue;
+            };
+            let unchanged: Vec<u32> = self.exact(&o).collect();
+            if unchanged.is_empty() {
+                continue;
+            }
+            let rewritten: Vec<u32> = self.exact(u).collect();
+            let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
+            let major = self.leader(&bucket, &unchanged);
+            for &j in rewritten.iter().filter(|&&j| (j as usize) < self.nv) {
+                out.push((j, all[j as usize].cluster != major));
             }
         }
         out
@@ -656,8 +699,13 @@ fn finalize_counts(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usi
     let before = kept.len();
     let kept = without_redundant(kept, data);
     let redundant = before - kept.len();
-    // Fewer rules compose differently: check again (nothing changes when they did not).
-    let (kept, removed_after) = make_idempotent(kept, data);
+    // Fewer rules compose differently (a host rule may send a URL to another host whose trail
+    // the per-host check did not follow): check again when rules went.
+    let (kept, removed_after) = if kept.len() < before {
+        make_idempotent(kept, data)
+    } else {
+        (kept, 0)
+    };
     (kept, conflicts, removed + removed_after, redundant)
 }
 
@@ -729,20 +777,27 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
             let mut pending: Vec<u32> = Vec::new();
             let mut dropped = Vec::new();
             for t in tries {
-                let mut touched: Vec<u32> = index
-                    .candidates(&rules[t])
-                    .iter()
+                // Only URLs where `t` fired (or whose trail an earlier removal changed) can
+                // change without it: elsewhere the same rules fire in the same order.
+                let mut touched: Vec<u32> = fired
+                    .get(&t)
+                    .into_iter()
+                    .flatten()
+                    .chain(&pending)
                     .copied()
-                    .filter(|&i| {
-                        let u = refs[i as usize].url.as_str();
-                        apply_rule(&rules[t], u).is_some_and(|o| o != u)
-                    })
-                    .chain(fired.get(&t).into_iter().flatten().copied())
-                    .chain(pending.iter().copied())
                     .collect();
                 touched.sort_unstable();
                 touched.dedup();
                 if touched.is_empty() {
+                    // Never fired on the host's data: another rule always got there first. It
+                    // goes when it would rewrite some data URL alone (it is shadowed there).
+                    if index.candidates(&rules[t]).iter().any(|&i| {
+                        let u = refs[i as usize].url.as_str();
+                        apply_rule(&rules[t], u).is_some_and(|o| o != u)
+                    }) {
+                        current.retain(|&i| i != t);
+                        dropped.push(t);
+                    }
                     continue;
                 }
                 let without = set(&current, t);
@@ -756,7 +811,8 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
                 if same {
                     current.retain(|&i| i != t);
                     dropped.push(t);
-                    pending.extend(touched);
+                    // `touched` holds every pending URL already.
+                    pending = touched;
                 }
             }
             dropped
@@ -984,7 +1040,10 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize)
         let bad: Vec<(usize, String, String)> = data
             .par_iter()
             .filter_map(|l| {
-                let once = n.apply_rules(l.url.clone());
+                let (once, fixed) = n.apply_rules_fixed(l.url.clone());
+                if fixed {
+                    return None;
+                }
                 let twice = n.apply_rules(once.url.clone());
                 (twice.url != once.url)
                     .then(|| {
