@@ -10,7 +10,7 @@ use crate::rules::{
     candidates_from, learn_candidates, Cluster, LearnOptions, LearnStats, Prepared, Rule,
 };
 use crate::validate::{
-    finalize, labeled, rule_stats_and_sites, select, split_clusters, SplitMode, ValidateOptions,
+    finalize, labeled, rule_stats_and_sites, split_clusters, SplitMode, ValidateOptions,
     ValidateReport,
 };
 
@@ -142,13 +142,17 @@ fn finish(
     match cfg.validate {
         Some(v) => {
             progress(Stage::Validate, 0, candidates);
-            let st = match parts {
+            // Validated on the data itself, the host rules' rewrites are kept for `select`.
+            let (st, rewrites) = match parts {
                 Some(p) => {
                     let (val, _) = labeled(&p[1], &cfg.learn.base);
                     let (tr, _) = labeled(&p[0], &cfg.learn.base);
-                    rule_stats_and_sites(&mut cands, &val, &tr)
+                    (rule_stats_and_sites(&mut cands, &val, &tr), None)
                 }
-                None => rule_stats_and_sites(&mut cands, &data, &[]),
+                None => {
+                    let (st, w) = crate::validate::rule_stats_rewrites(&mut cands, &data, &[]);
+                    (st, Some(w))
+                }
             };
             progress(Stage::Validate, candidates, candidates);
             let all_candidates: Vec<Rule> = cands
@@ -169,7 +173,7 @@ fn finish(
                 .cloned()
                 .collect();
             evidence.sort_by(|a, b| a.id.cmp(&b.id));
-            let (mut rules, rep) = select(cands, &st, &data, &v);
+            let (mut rules, rep) = crate::validate::select_cached(cands, &st, rewrites, &data, &v);
             // Supporting domains are evidence, kept in `evidence` only.
             for r in &mut rules {
                 r.supporting.clear();

@@ -213,7 +213,7 @@ pub fn rule_stats(
     rules
         .par_iter()
         .map(|r| {
-            let m = ctx.merges(r);
+            let m = ctx.merges(r).0;
             (m.len(), m.iter().filter(|(_, fp)| *fp).count())
         })
         .collect()
@@ -247,6 +247,23 @@ pub fn rule_stats_and_sites(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> Vec<(usize, usize)> {
+    rule_stats_rewrites(rules, validation, reference).0
+}
+
+/// Each host rule's rewrites of the validation URLs (`(index, hash of the output)`, by URL
+/// index), kept from validation so [`select_cached`] does not compute them again; empty for
+/// cross-host rules.
+pub(crate) type Rewrites = Vec<RuleRewrites>;
+
+/// One rule's rewrites: `(URL index, hash of the output)`, sorted.
+pub(crate) type RuleRewrites = Vec<(u32, u64)>;
+
+/// [`rule_stats_and_sites`], also returning the host rules' [`Rewrites`].
+pub(crate) fn rule_stats_rewrites(
+    rules: &mut [Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+) -> (Vec<(usize, usize)>, Rewrites) {
     let ctx = MergeContext::new(validation, reference);
     let any_global = rules.iter().any(Rule::is_global);
     // Registrable domain of every URL (only needed for cross-host rules).
@@ -264,7 +281,7 @@ pub fn rule_stats_and_sites(
     rules
         .par_iter_mut()
         .map(|r| {
-            let m = ctx.merges(r);
+            let (m, rewrites) = ctx.merges(r);
             let st = (m.len(), m.iter().filter(|(_, fp)| *fp).count());
             if r.is_global() {
                 let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
@@ -285,9 +302,9 @@ pub fn rule_stats_and_sites(
                     .collect();
                 r.sites = Some(r.supporting.len());
             }
-            st
+            (st, rewrites)
         })
-        .collect()
+        .unzip()
 }
 
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
@@ -334,14 +351,15 @@ impl<'a> MergeContext<'a> {
     }
 
     /// The validation URLs `r` (alone) rewrites into a merge, each with whether it is a false
-    /// positive (its bucket is led by another true cluster).
-    fn merges(&self, r: &Rule) -> Vec<(u32, bool)> {
+    /// positive (its bucket is led by another true cluster); and, for a host rule, every
+    /// validation URL it rewrites with the hash of the output, sorted (see [`Rewrites`]).
+    fn merges(&self, r: &Rule) -> (Vec<(u32, bool)>, RuleRewrites) {
         use crate::rules::Convention as C;
         if matches!(
             r.convention,
             Some(C::Https | C::TrailingSlash | C::DefaultDoc(_))
         ) {
-            return self.injective_merges(r);
+            return (self.injective_merges(r), Vec::new());
         }
         let all = &self.all;
         // URLs the rule changes, and the groups their outputs form.
@@ -353,6 +371,19 @@ impl<'a> MergeContext<'a> {
                 groups.entry(o).or_default().push(i);
                 out_of.insert(i);
             }
+        }
+        let mut rewrites: Vec<(u32, u64)> = Vec::new();
+        if !r.is_global() {
+            for (o, rewritten) in &groups {
+                let h = crate::render::fnv(o);
+                rewrites.extend(
+                    rewritten
+                        .iter()
+                        .filter(|&&i| (i as usize) < self.nv)
+                        .map(|&i| (i, h)),
+                );
+            }
+            rewrites.sort_unstable();
         }
         let mut out = Vec::new();
         for (o, rewritten) in &groups {
@@ -376,7 +407,7 @@ impl<'a> MergeContext<'a> {
                 out.push((i, all[i as usize].cluster != major));
             }
         }
-        out
+        (out, rewrites)
     }
 
     /// The true cluster that leads a bucket (URL indices; `unchanged` are those the rule left
@@ -630,6 +661,18 @@ pub fn select(
     data: &[Labeled],
     opts: &ValidateOptions,
 ) -> (Vec<Rule>, ValidateReport) {
+    select_cached(rules, stats, None, data, opts)
+}
+
+/// [`select`], reusing the host rules' rewrites of `data` from validation when `rewrites` (one
+/// entry per rule, [`rule_stats_rewrites`] on `data` itself) is given.
+pub(crate) fn select_cached(
+    rules: Vec<Rule>,
+    stats: &[(usize, usize)],
+    rewrites: Option<Rewrites>,
+    data: &[Labeled],
+    opts: &ValidateOptions,
+) -> (Vec<Rule>, ValidateReport) {
     let mut rep = ValidateReport {
         candidates: rules.len(),
         ..Default::default()
@@ -649,20 +692,24 @@ pub fn select(
             e.1 += r.fp.unwrap_or(0);
         }
     }
-    let mut kept: Vec<Rule> = Vec::new();
-    for r in rules {
+    let cache: Vec<Option<RuleRewrites>> = match rewrites {
+        Some(w) => w.into_iter().map(Some).collect(),
+        None => vec![None; rules.len()],
+    };
+    let mut kept: Vec<(Rule, Option<RuleRewrites>)> = Vec::new();
+    for (r, c) in rules.into_iter().zip(cache) {
         let family = collapse_family(&r)
             .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied());
         match verdict(&r, opts, family) {
             Verdict::LowSupport => rep.low_support += 1,
             Verdict::HighFpr => rep.high_fpr += 1,
-            Verdict::Keep => kept.push(r),
+            Verdict::Keep => kept.push((r, c)),
         }
     }
     // Many → one: a family of rules sending varying ids to one fixed page (a login wall, a
     // soft 404) is kept only when, pooled over the family, it merged enough distinct URLs.
     let mut family: HashMap<(&str, &str), usize> = HashMap::new();
-    for r in kept.iter().filter(|r| is_collapse(r)) {
+    for (r, _) in kept.iter().filter(|(r, _)| is_collapse(r)) {
         *family
             .entry((r.source.host.as_str(), r.target.as_str()))
             .or_default() += r.support.unwrap_or(0);
@@ -673,9 +720,12 @@ pub fn select(
         .map(|((h, t), _)| (h.to_string(), t.to_string()))
         .collect();
     let before = kept.len();
-    kept.retain(|r| !(is_collapse(r) && weak.contains(&(r.source.host.clone(), r.target.clone()))));
+    kept.retain(|(r, _)| {
+        !(is_collapse(r) && weak.contains(&(r.source.host.clone(), r.target.clone())))
+    });
     rep.low_support += before - kept.len();
-    let (kept, conflicts, removed, redundant) = finalize_counts(kept, data);
+    let (kept, cache): (Vec<Rule>, Vec<_>) = kept.into_iter().unzip();
+    let (kept, conflicts, removed, redundant) = finalize_counts(kept, cache, data);
     rep.conflicts = conflicts;
     rep.not_idempotent = removed;
     rep.redundant = redundant;
@@ -686,13 +736,19 @@ pub fn select(
 /// Make a rule set deployable on `data`: conflicts removed (better rule kept), specific rules
 /// first, idempotent. Returns the rules, the number of conflicts and of idempotence removals.
 pub fn finalize(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize) {
-    let (kept, conflicts, removed, _) = finalize_counts(rules, data);
+    let cache = vec![None; rules.len()];
+    let (kept, conflicts, removed, _) = finalize_counts(rules, cache, data);
     (kept, conflicts, removed)
 }
 
 /// [`finalize`], also counting the host rules removed as redundant.
-fn finalize_counts(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize, usize) {
-    let (kept, conflicts) = deconflict(rules, data);
+/// `cache[i]`: rule i's rewrites of `data` when known ([`Rewrites`]).
+fn finalize_counts(
+    rules: Vec<Rule>,
+    cache: Vec<Option<RuleRewrites>>,
+    data: &[Labeled],
+) -> (Vec<Rule>, usize, usize, usize) {
+    let (kept, conflicts) = deconflict(rules, cache, data);
     let mut kept = cross_host_after_hosts(kept);
     order(&mut kept);
     let (kept, removed) = make_idempotent(kept, data);
@@ -979,14 +1035,20 @@ pub(crate) fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
 /// pass); where a host rule uses the parameter, the host becomes an exception
 /// ([`cross_host_after_hosts`]), and where a host rule undoes a convention, the idempotence
 /// check makes the host an exception.
-fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
-    rules.sort_by(|a, b| {
+fn deconflict(
+    rules: Vec<Rule>,
+    cache: Vec<Option<RuleRewrites>>,
+    data: &[Labeled],
+) -> (Vec<Rule>, usize) {
+    let mut pairs: Vec<(Rule, Option<RuleRewrites>)> = rules.into_iter().zip(cache).collect();
+    pairs.sort_by(|(a, _), (b, _)| {
         a.is_global()
             .cmp(&b.is_global())
             .then_with(|| score(b).cmp(&score(a)))
             .then_with(|| specificity(b).cmp(&specificity(a)))
             .then_with(|| a.id.cmp(&b.id))
     });
+    let (rules, mut cache): (Vec<Rule>, Vec<_>) = pairs.into_iter().unzip();
     let refs: Vec<&Labeled> = data.iter().collect();
     let index = UrlIndex::new(&refs);
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
@@ -994,31 +1056,50 @@ fn deconflict(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
     let mut claimed: HashMap<u32, u64> = HashMap::new();
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
-    for (k, r) in rules.iter().enumerate() {
-        if r.is_global() {
-            keep[k] = true;
-            continue;
-        }
-        let outs: Vec<(u32, u64)> = index
-            .candidates(r)
+    // Each rule's rewrites, computed in parallel a batch of rules at a time (most rules touch
+    // a few URLs), then claimed in order.
+    const BATCH: usize = 512;
+    for (b, batch) in rules.chunks(BATCH).enumerate() {
+        let known = &mut cache[b * BATCH..(b * BATCH + batch.len())];
+        let outs: Vec<Vec<(u32, u64)>> = batch
             .par_iter()
-            .filter_map(|&i| {
-                let u = &refs[i as usize].url;
-                apply_rule(r, u)
-                    .filter(|o| o != u)
-                    .map(|o| (i, crate::render::fnv(&o)))
+            .zip(known.par_iter_mut())
+            .map(|(r, known)| {
+                if r.is_global() {
+                    return Vec::new();
+                }
+                if let Some(v) = known.take() {
+                    return v;
+                }
+                index
+                    .candidates(r)
+                    .iter()
+                    .filter_map(|&i| {
+                        let u = &refs[i as usize].url;
+                        apply_rule(r, u)
+                            .filter(|o| o != u)
+                            .map(|o| (i, crate::render::fnv(&o)))
+                    })
+                    .collect()
             })
             .collect();
-        if outs
-            .iter()
-            .any(|(i, h)| claimed.get(i).is_some_and(|c| c != h))
-        {
-            removed += 1;
-            continue;
-        }
-        keep[k] = true;
-        for (i, h) in outs {
-            claimed.entry(i).or_insert(h);
+        for (j, (r, outs)) in batch.iter().zip(outs).enumerate() {
+            let k = b * BATCH + j;
+            if r.is_global() {
+                keep[k] = true;
+                continue;
+            }
+            if outs
+                .iter()
+                .any(|(i, h)| claimed.get(i).is_some_and(|c| c != h))
+            {
+                removed += 1;
+                continue;
+            }
+            keep[k] = true;
+            for (i, h) in outs {
+                claimed.entry(i).or_insert(h);
+            }
         }
     }
     let kept = rules
