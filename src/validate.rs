@@ -132,14 +132,15 @@ impl<'a> UrlIndex<'a> {
         let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
         let mut all: HostUrls = Default::default();
         let mut by_key: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut keys = Vec::new();
-        for (i, l) in urls.iter().enumerate() {
-            if let Some(p) = split_url(&l.url) {
-                keys.clear();
+        // Each URL's host, first path segment and exposure keys, found in parallel; the maps
+        // are then filled in URL order.
+        type Parsed<'b> = Option<(&'b str, &'b str, Vec<String>)>;
+        let parsed: Vec<Parsed<'a>> = urls
+            .par_iter()
+            .map(|l| {
+                let p = split_url(&l.url)?;
+                let mut keys = Vec::new();
                 url_exposure(&l.url, &mut keys);
-                for k in keys.drain(..) {
-                    by_key.entry(k).or_default().push(i as u32);
-                }
                 let first = p
                     .path
                     .get(1..)
@@ -147,7 +148,15 @@ impl<'a> UrlIndex<'a> {
                     .split('/')
                     .next()
                     .unwrap_or("");
-                let h = by_host.entry(p.host).or_default();
+                Some((p.host, first, keys))
+            })
+            .collect();
+        for (i, parsed) in parsed.into_iter().enumerate() {
+            if let Some((host, first, keys)) = parsed {
+                for k in keys {
+                    by_key.entry(k).or_default().push(i as u32);
+                }
+                let h = by_host.entry(host).or_default();
                 h.0.push(i as u32);
                 h.1.entry(first).or_default().push(i as u32);
                 all.0.push(i as u32);
@@ -1050,7 +1059,12 @@ fn deconflict(
     });
     let (rules, mut cache): (Vec<Rule>, Vec<_>) = pairs.into_iter().unzip();
     let refs: Vec<&Labeled> = data.iter().collect();
-    let index = UrlIndex::new(&refs);
+    // The index is needed only for host rules whose rewrites validation did not keep.
+    let uncached = rules
+        .iter()
+        .zip(&cache)
+        .any(|(r, c)| !r.is_global() && c.is_none());
+    let index = UrlIndex::new(if uncached { &refs[..] } else { &[] });
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL.
     let mut claimed: HashMap<u32, u64> = HashMap::new();
