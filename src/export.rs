@@ -105,13 +105,22 @@ struct RegexRule<'a> {
     whole: bool,
 }
 
-/// Why a learned rule has no regex form (for the skip message).
 /// Why a cross-host rule is not exported.
-const GLOBAL_REASON: &str = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check; not exported as a fetch rewrite";
+fn global_reason(r: &Rule) -> String {
+    let mut s = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check; not exported as a fetch rewrite".to_string();
+    if !r.attested.is_empty() {
+        s.push_str(&format!(
+            " (its output is attested on {} hosts, listed in the rule's `attested`)",
+            r.attested.len()
+        ));
+    }
+    s
+}
 
+/// Why a learned rule has no regex form (for the skip message).
 fn no_regex_reason(r: &Rule, base: &BaseSettings) -> String {
     if r.is_global() {
-        return GLOBAL_REASON.into();
+        return global_reason(r);
     }
     let s = &r.source;
     if base.keep_query_order && (!s.required.is_empty() || !s.optional.is_empty()) {
@@ -336,7 +345,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                         id: r.id.clone(),
                         pattern: r.pattern.clone(),
                         reason: if r.is_global() {
-                            GLOBAL_REASON.into()
+                            global_reason(r)
                         } else {
                             "duplicate-url-discarder has no processor for it (only parameter removal without context: queryRemoval)".into()
                         },

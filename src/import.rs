@@ -248,6 +248,7 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
         sites: None,
         except: vec![],
         supporting: vec![],
+        attested: vec![],
         convention: None,
     })
 }

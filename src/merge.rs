@@ -187,6 +187,7 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
                 p.support = add(p.support, e.support);
                 p.fp = add(p.fp, e.fp);
                 p.supporting.extend(e.supporting.iter().cloned());
+                p.attested.extend(e.attested.iter().cloned());
                 p.clusters += e.clusters;
                 p.urls += e.urls;
                 p.except.extend(e.except.iter().cloned());
@@ -207,6 +208,13 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
             r.supporting.dedup();
             r.supporting.retain(|d| r.except.binary_search(d).is_err());
             r.sites = Some(r.supporting.len());
+            r.attested.sort_unstable();
+            r.attested.dedup();
+            r.attested.retain(|h| {
+                r.except
+                    .binary_search(&crate::site::registrable_domain(h).to_string())
+                    .is_err()
+            });
             r.fpr = Some(crate::validate::rounded_fpr(
                 r.support.unwrap_or(0),
                 r.fp.unwrap_or(0),

@@ -280,6 +280,12 @@ pub struct Rule {
     /// candidate merged duplicates and never different content, so `merge` can unite them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supporting: Vec<String>,
+    /// Cross-host rules: the hosts whose own URLs attest the target form — validation saw the
+    /// rule send a URL of the host to another URL of it with the same content, and never to
+    /// different content. The crawler exports make a cross-host rule a fetch rewrite on these
+    /// hosts only (a dedup key elsewhere). Sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attested: Vec<String>,
     /// For [`RuleKind::Convention`]: the convention applied (source/output are then unused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convention: Option<Convention>,
@@ -312,6 +318,7 @@ impl Rule {
             sites: None,
             except: vec![],
             supporting: vec![],
+            attested: vec![],
             convention: None,
         };
         crate::render::describe(&mut rule);

@@ -250,6 +250,8 @@ pub fn rule_stats(
 /// assert_eq!(st[i], (3, 1));
 /// assert_eq!((rules[i].sites, rules[i].except.clone()), (Some(2), vec!["f.org".to_string()]));
 /// assert_eq!(rules[i].supporting, vec!["d.org".to_string(), "e.org".to_string()]);
+/// // The hosts whose own URLs attest the output (f.org merged different content).
+/// assert_eq!(rules[i].attested, vec!["d.org".to_string(), "e.org".to_string()]);
 /// ```
 pub fn rule_stats_and_sites(
     rules: &mut [Rule],
@@ -275,17 +277,20 @@ pub(crate) fn rule_stats_rewrites(
 ) -> (Vec<(usize, usize)>, Rewrites) {
     let ctx = MergeContext::new(validation, reference);
     let any_global = rules.iter().any(Rule::is_global);
-    // Registrable domain of every URL (only needed for cross-host rules).
-    let domains: Vec<String> = if any_global {
+    // Host and registrable domain of every URL (only needed for cross-host rules).
+    let (hosts, domains): (Vec<&str>, Vec<String>) = if any_global {
         ctx.all
             .par_iter()
             .map(|l| {
                 let h = split_url(&l.url).map_or("", |p| p.host);
-                crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string()
+                (
+                    h,
+                    crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string(),
+                )
             })
-            .collect()
+            .unzip()
     } else {
-        Vec::new()
+        Default::default()
     };
     rules
         .par_iter_mut()
@@ -310,6 +315,20 @@ pub(crate) fn rule_stats_rewrites(
                     .map(|(d, _)| d.to_string())
                     .collect();
                 r.sites = Some(r.supporting.len());
+                let mut per_host: BTreeMap<&str, bool> = BTreeMap::new();
+                for &(i, fp) in &m {
+                    *per_host.entry(hosts[i as usize]).or_default() |= fp;
+                }
+                r.attested = per_host
+                    .into_iter()
+                    .filter(|&(h, fp)| {
+                        !fp && r
+                            .except
+                            .binary_search(&crate::site::registrable_domain(h).to_string())
+                            .is_err()
+                    })
+                    .map(|(h, _)| h.to_string())
+                    .collect();
             }
             (st, rewrites)
         })
