@@ -23,6 +23,27 @@ pub struct BaseFlags {
     pub keep_query_order: bool,
 }
 
+/// A share between 0 and 1 (`--max-fpr`): NaN or infinity would keep or reject everything and
+/// could not be written to a rule file.
+fn share(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a share between 0 and 1"))
+    }
+}
+
+/// A finite weight ≥ 0 (`--family-weight`).
+fn weight(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a finite number ≥ 0"))
+    }
+}
+
 impl ValidateFlags {
     pub fn options(&self) -> dedust::ValidateOptions {
         dedust::ValidateOptions {
@@ -78,7 +99,7 @@ pub struct ValidateFlags {
     #[arg(long, default_value_t = 2)]
     pub min_support: usize,
     /// Highest share of a rule's merges that may join different content.
-    #[arg(long, default_value_t = 0.15)]
+    #[arg(long, default_value_t = 0.15, value_parser = share)]
     pub max_fpr: f64,
     /// Least registrable domains a cross-host rule (scope `*`) must be seen merging duplicates
     /// on (and never different content).
@@ -91,7 +112,7 @@ pub struct ValidateFlags {
     /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
     /// is judged by (rules sending ids to one login wall are evidence for each other); 0 judges
     /// every rule by its own fp / support.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = weight)]
     pub family_weight: f64,
     /// Judge each rule by the one-sided 95 % Clopper–Pearson upper bound of its fp rate instead
     /// of fp / support (stricter on small support).

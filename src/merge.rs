@@ -159,6 +159,9 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             }
         }
         rules = crate::validate::cross_host_after_hosts(rules);
+        for r in rules.iter_mut().filter(|r| r.is_global()) {
+            crate::validate::prune_attested(r);
+        }
     }
     crate::validate::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
@@ -210,11 +213,7 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
             r.sites = Some(r.supporting.len());
             r.attested.sort_unstable();
             r.attested.dedup();
-            r.attested.retain(|h| {
-                r.except
-                    .binary_search(&crate::site::registrable_domain(h).to_string())
-                    .is_err()
-            });
+            crate::validate::prune_attested(&mut r);
             r.fpr = Some(crate::validate::rounded_fpr(
                 r.support.unwrap_or(0),
                 r.fp.unwrap_or(0),

@@ -209,6 +209,19 @@ pub fn compare(
 
 /// [`compare`], where the URLs of `seen` (e.g. the training part) also count as observed for
 /// [`Comparison::unobserved`].
+///
+/// ```
+/// use dedust::{metrics::{compare, compare_seen}, rules::{convention_rule, Convention}, BaseOptions, Cluster};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let rules = vec![convention_rule(Convention::Https)];
+/// let test = vec![mk("c", &["http://h.org/z"])];
+/// let base = BaseOptions::default();
+/// let c = compare(&test, rules.clone(), &base);
+/// assert_eq!((c.rewritten, c.unobserved), (1, 1));
+/// // Seen in the training part, the output is an observed URL.
+/// let seen = vec![mk("d", &["https://h.org/z"])];
+/// assert_eq!(compare_seen(&test, rules, &base, &seen).unobserved, 0);
+/// ```
 pub fn compare_seen(
     test: &[crate::Cluster],
     rules: Vec<crate::Rule>,

@@ -222,8 +222,8 @@ pub fn rule_stats(
     rules
         .par_iter()
         .map(|r| {
-            let m = ctx.merges(r).0;
-            (m.len(), m.iter().filter(|(_, fp)| *fp).count())
+            let m = ctx.merges(r, false).0;
+            (m.len(), m.iter().filter(|x| x.fp).count())
         })
         .collect()
 }
@@ -295,14 +295,14 @@ pub(crate) fn rule_stats_rewrites(
     rules
         .par_iter_mut()
         .map(|r| {
-            let (m, rewrites) = ctx.merges(r);
-            let st = (m.len(), m.iter().filter(|(_, fp)| *fp).count());
+            let (m, rewrites) = ctx.merges(r, true);
+            let st = (m.len(), m.iter().filter(|x| x.fp).count());
             if r.is_global() {
                 let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-                for &(i, fp) in &m {
-                    let e = per.entry(domains[i as usize].as_str()).or_default();
+                for x in &m {
+                    let e = per.entry(domains[x.url as usize].as_str()).or_default();
                     e.0 += 1;
-                    e.1 += usize::from(fp);
+                    e.1 += usize::from(x.fp);
                 }
                 r.except = per
                     .iter()
@@ -315,24 +315,43 @@ pub(crate) fn rule_stats_rewrites(
                     .map(|(d, _)| d.to_string())
                     .collect();
                 r.sites = Some(r.supporting.len());
-                let mut per_host: BTreeMap<&str, bool> = BTreeMap::new();
-                for &(i, fp) in &m {
-                    *per_host.entry(hosts[i as usize]).or_default() |= fp;
+                // Attested: a merge on the host into a URL the data has, and none wrong.
+                let mut per_host: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+                for x in &m {
+                    let e = per_host.entry(hosts[x.url as usize]).or_default();
+                    e.0 |= x.fp;
+                    e.1 |= x.seen;
                 }
                 r.attested = per_host
                     .into_iter()
-                    .filter(|&(h, fp)| {
-                        !fp && r
-                            .except
-                            .binary_search(&crate::site::registrable_domain(h).to_string())
-                            .is_err()
-                    })
+                    .filter(|&(_, (fp, seen))| seen && !fp)
                     .map(|(h, _)| h.to_string())
                     .collect();
+                prune_attested(r);
             }
             (st, rewrites)
         })
         .unzip()
+}
+
+/// One validation URL a rule (alone) rewrites into a merge.
+struct Merge {
+    /// Index of the URL.
+    url: u32,
+    /// Its bucket is led by another true cluster: content a crawler would lose.
+    fp: bool,
+    /// The output is itself a URL of the data (not only the shared form of rewritten URLs).
+    seen: bool,
+}
+
+/// Drop from a cross-host rule's `attested` hosts the ones whose domain is excepted.
+pub(crate) fn prune_attested(r: &mut Rule) {
+    let except = &r.except;
+    r.attested.retain(|h| {
+        except
+            .binary_search(&crate::site::registrable_domain(h).to_string())
+            .is_err()
+    });
 }
 
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
@@ -378,10 +397,10 @@ impl<'a> MergeContext<'a> {
         })
     }
 
-    /// The validation URLs `r` (alone) rewrites into a merge, each with whether it is a false
-    /// positive (its bucket is led by another true cluster); and, for a host rule, every
-    /// validation URL it rewrites with the hash of the output, sorted (see [`Rewrites`]).
-    fn merges(&self, r: &Rule) -> (Vec<(u32, bool)>, RuleRewrites) {
+    /// The validation URLs `r` (alone) rewrites into a merge ([`Merge`]); and, with
+    /// `keep_rewrites`, for a host rule every validation URL it rewrites with the hash of the
+    /// output, sorted (see [`Rewrites`]).
+    fn merges(&self, r: &Rule, keep_rewrites: bool) -> (Vec<Merge>, RuleRewrites) {
         use crate::rules::Convention as C;
         if matches!(
             r.convention,
@@ -401,7 +420,7 @@ impl<'a> MergeContext<'a> {
             }
         }
         let mut rewrites: Vec<(u32, u64)> = Vec::new();
-        if !r.is_global() {
+        if keep_rewrites && !r.is_global() {
             for (o, rewritten) in &groups {
                 let h = crate::render::fnv(o);
                 rewrites.extend(
@@ -432,7 +451,11 @@ impl<'a> MergeContext<'a> {
             }
             let major = self.leader(&bucket, &unchanged);
             for &i in rewritten.iter().filter(|&&i| (i as usize) < self.nv) {
-                out.push((i, all[i as usize].cluster != major));
+                out.push(Merge {
+                    url: i,
+                    fp: all[i as usize].cluster != major,
+                    seen: !unchanged.is_empty(),
+                });
             }
         }
         (out, rewrites)
@@ -463,7 +486,7 @@ impl<'a> MergeContext<'a> {
     /// the convention leaves alone (`https`, trailing slash, default document): the bucket of a
     /// rewritten URL is its copies and the URLs equal to its output, so no map of outputs is
     /// built.
-    fn injective_merges(&self, r: &Rule) -> Vec<(u32, bool)> {
+    fn injective_merges(&self, r: &Rule) -> Vec<Merge> {
         let all = &self.all;
         let mut out = Vec::new();
         for &i in self.index.candidates(r) {
@@ -483,7 +506,11 @@ impl<'a> MergeContext<'a> {
             let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
             let major = self.leader(&bucket, &unchanged);
             for &j in rewritten.iter().filter(|&&j| (j as usize) < self.nv) {
-                out.push((j, all[j as usize].cluster != major));
+                out.push(Merge {
+                    url: j,
+                    fp: all[j as usize].cluster != major,
+                    seen: true,
+                });
             }
         }
         out
@@ -610,7 +637,8 @@ pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
 /// one-sided 95 % Clopper–Pearson upper bound. A rule in a many → one `family` (pooled
 /// `(support, fp)` over the family's candidates, the rule included) is shrunk toward the
 /// family's pooled rate p with weight m = [`ValidateOptions::family_weight`]:
-/// `(support · e + m · p) / (support + m)`. A rule alone in its family keeps its own ratio.
+/// `(support · e + m · p) / (support + m)`. A rule alone in its family is passed `None` by
+/// [`select`] and judged by e alone.
 ///
 /// ```
 /// use dedust::{validate::judged_fpr, ValidateOptions};
@@ -711,13 +739,14 @@ pub(crate) fn select_cached(
         r.fp = Some(fp);
         r.fpr = Some(rounded_fpr(sup, fp));
     }
-    // Pooled counts of each many → one family, over all its candidates.
-    let mut pooled: HashMap<(String, String), (usize, usize)> = HashMap::new();
+    // Pooled counts of each many → one family, over all its candidates (and how many).
+    let mut pooled: HashMap<(String, String), (usize, usize, usize)> = HashMap::new();
     for r in &rules {
         if let Some((h, t)) = collapse_family(r) {
             let e = pooled.entry((h.to_string(), t.to_string())).or_default();
             e.0 += r.support.unwrap_or(0);
             e.1 += r.fp.unwrap_or(0);
+            e.2 += 1;
         }
     }
     let cache: Vec<Option<RuleRewrites>> = match rewrites {
@@ -726,8 +755,11 @@ pub(crate) fn select_cached(
     };
     let mut kept: Vec<(Rule, Option<RuleRewrites>)> = Vec::new();
     for (r, c) in rules.into_iter().zip(cache) {
+        // A rule alone in its family is judged by its own evidence only.
         let family = collapse_family(&r)
-            .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied());
+            .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied())
+            .filter(|&(_, _, n)| n > 1)
+            .map(|(s, f, _)| (s, f));
         match verdict(&r, opts, family) {
             Verdict::LowSupport => rep.low_support += 1,
             Verdict::HighFpr => rep.high_fpr += 1,
@@ -785,11 +817,15 @@ fn finalize_counts(
     let redundant = before - kept.len();
     // Fewer rules compose differently (a host rule may send a URL to another host whose trail
     // the per-host check did not follow): check again when rules went.
-    let (kept, removed_after) = if kept.len() < before {
+    let (mut kept, removed_after) = if kept.len() < before {
         make_idempotent(kept, data)
     } else {
         (kept, 0)
     };
+    // Exceptions added on the way (host rules that win, idempotence) leave `attested`.
+    for r in kept.iter_mut().filter(|r| r.is_global()) {
+        prune_attested(r);
+    }
     (kept, conflicts, removed + removed_after, redundant)
 }
 
@@ -814,7 +850,18 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
     }
     let refs: Vec<&Labeled> = data.iter().collect();
     let index = UrlIndex::new(&refs);
-    let global: Vec<&Rule> = rules.iter().filter(|r| r.is_global()).collect();
+    // Cross-host rules as the engine needs them: without their evidence lists, which can name
+    // every site and would be copied for every host and every tried rule.
+    let global: Vec<Rule> = rules
+        .iter()
+        .filter(|r| r.is_global())
+        .map(|r| Rule {
+            supporting: Vec::new(),
+            attested: Vec::new(),
+            examples: Vec::new(),
+            ..r.clone()
+        })
+        .collect();
     let mut hosts: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, r) in rules.iter().enumerate() {
         if !r.is_global() && r.kind != RuleKind::Regex {
@@ -828,7 +875,7 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
             .iter()
             .filter(|&&i| i != skip)
             .map(|&i| rules[i].clone())
-            .chain(global.iter().map(|r| (*r).clone()))
+            .chain(global.iter().cloned())
             .collect();
         Normalizer::new(rs, None)
     };
@@ -1398,6 +1445,49 @@ mod tests {
         assert!(kept
             .iter()
             .any(|r| is_collapse(r) && r.pattern.contains("m.php")));
+    }
+
+    #[test]
+    fn attested_hosts_have_the_output_among_their_urls() {
+        // Learned where `sid` goes: a.org and b.org.
+        let mut clusters = Vec::new();
+        for h in ["a.org", "b.org"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/p{i}"),
+                        &format!("http://{h}/p{i}?sid={:016x}", 0xabc0 + i),
+                    ],
+                ));
+            }
+        }
+        let (mut cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        // Validated where d.org has the form without `sid`; e.org only has two session
+        // variants of one page (they merge, but nobody saw the page without `sid`).
+        let l = |u: &str, c| Labeled {
+            url: u.into(),
+            cluster: c,
+        };
+        let data = vec![
+            l("http://d.org/q", 0),
+            l("http://d.org/q?sid=0123456789abcdef", 0),
+            l("http://e.org/q?sid=0123456789abcdef", 1),
+            l("http://e.org/q?sid=fedcba9876543210", 1),
+        ];
+        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let i = cands
+            .iter()
+            .position(|r| r.pattern == "*://*{/path}?sid={hex:sid}&{rest}")
+            .expect("typed cross-host drop");
+        assert_eq!(st[i], (3, 0));
+        assert_eq!(cands[i].sites, Some(2));
+        assert_eq!(cands[i].attested, vec!["d.org".to_string()]);
+        // An exception added later takes the host out.
+        let mut r = cands[i].clone();
+        r.except = vec!["d.org".into()];
+        prune_attested(&mut r);
+        assert!(r.attested.is_empty());
     }
 
     #[test]
