@@ -18,7 +18,7 @@
 //! apply rules that way (Nutch, StormCrawler, `regex-tsv`).
 
 use crate::normalize::MAX_ROUNDS;
-use crate::render::regex_form;
+use crate::render::{regex_form, regex_form_on_hosts};
 use crate::rulefile::BaseSettings;
 use crate::rules::{Rule, RuleKind, ValOut};
 
@@ -99,6 +99,9 @@ pub struct Export {
 #[derive(Debug, Clone, PartialEq)]
 struct RegexRule<'a> {
     rule: &'a Rule,
+    /// What the regex does as dedust rules: the rule itself, or for a cross-host rule one
+    /// host-scoped copy per attested host ([`on_host`]).
+    emitted: Vec<Rule>,
     regex: String,
     replacement: String,
     /// `true`: anchored whole-URL form; `false`: an imported `replaceAll` rule.
@@ -107,14 +110,38 @@ struct RegexRule<'a> {
 
 /// Why a cross-host rule is not exported.
 fn global_reason(r: &Rule) -> String {
-    let mut s = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check; not exported as a fetch rewrite".to_string();
-    if !r.attested.is_empty() {
+    let mut s = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check".to_string();
+    if r.attested.is_empty() {
+        s.push_str("; it becomes a fetch rewrite only on hosts whose own URLs attest its output, and there is none");
+    } else {
         s.push_str(&format!(
-            " (its output is attested on {} hosts, listed in the rule's `attested`)",
+            "; its output is attested on {} hosts (the rule's `attested`), but this format cannot express it there",
             r.attested.len()
         ));
     }
     s
+}
+
+/// A cross-host rule as a rule of host `h` only: the same rewrite, scope `h` (what a cross-host
+/// rule exported on its attested hosts does, as dedust rules).
+fn on_host(r: &Rule, h: &str) -> Rule {
+    let mut c = r.clone();
+    c.source.host = h.to_string();
+    c.scope = h.to_string();
+    c.except.clear();
+    c.supporting.clear();
+    c.attested.clear();
+    c.sites = None;
+    crate::render::describe(&mut c);
+    c
+}
+
+/// The hosts a cross-host rule is exported on: its attested hosts (see [`Rule::attested`]).
+fn export_hosts(r: &Rule) -> Vec<String> {
+    let mut h = r.attested.clone();
+    h.sort_unstable();
+    h.dedup();
+    h
 }
 
 /// Why a learned rule has no regex form (for the skip message).
@@ -165,6 +192,7 @@ fn regex_rules<'a>(
             }
             out.push(RegexRule {
                 rule: r,
+                emitted: vec![r.clone()],
                 regex: r.regex.clone().unwrap_or_default(),
                 replacement: r.replacement.clone().unwrap_or_default(),
                 whole: false,
@@ -172,10 +200,34 @@ fn regex_rules<'a>(
             continue;
         }
         let has_params = !r.source.required.is_empty() || !r.source.optional.is_empty();
-        let form = regex_form(r).filter(|_| !(base.keep_query_order && has_params));
-        match form {
+        if base.keep_query_order && has_params {
+            skipped.push(skip(no_regex_reason(r, base)));
+            continue;
+        }
+        if r.is_global() {
+            // A fetch rewrite only on the hosts that attest its output; a dedup key elsewhere.
+            let hosts = export_hosts(r);
+            match regex_form_on_hosts(r, &hosts) {
+                Some((regex, replacement)) => out.push(RegexRule {
+                    rule: r,
+                    emitted: hosts.iter().map(|h| on_host(r, h)).collect(),
+                    regex,
+                    replacement,
+                    whole: true,
+                }),
+                None if hosts.is_empty() => skipped.push(skip(global_reason(r))),
+                None => skipped.push(skip(format!(
+                    "{}: {}",
+                    global_reason(r),
+                    no_regex_reason(&on_host(r, &hosts[0]), base)
+                ))),
+            }
+            continue;
+        }
+        match regex_form(r) {
             Some((regex, replacement)) => out.push(RegexRule {
                 rule: r,
+                emitted: vec![r.clone()],
                 regex,
                 replacement,
                 whole: true,
@@ -208,7 +260,20 @@ fn describe(r: &Rule) -> String {
     if let (Some(s), Some(f)) = (r.support, r.fpr) {
         d.push_str(&format!(" (support {s}, fpr {f:.3})"));
     }
+    if r.is_global() {
+        let h = export_hosts(r);
+        d.push_str(&format!(
+            "; cross-host, a fetch rewrite on the {} hosts whose URLs attest its output: {}",
+            h.len(),
+            h.join(" ")
+        ));
+    }
     d
+}
+
+/// The dedust rules an export's regexes stand for, in order.
+fn emitted(rs: &[RegexRule]) -> Vec<Rule> {
+    rs.iter().flat_map(|r| r.emitted.iter().cloned()).collect()
 }
 
 /// Export `rules` (learned with the base settings `base`) to `format`.
@@ -257,7 +322,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                 "set in nutch-site.xml (also in the file's header comment):\n{}",
                 nutch_site()
             ));
-            (t, rs.iter().map(|r| r.rule.clone()).collect())
+            (t, emitted(&rs))
         }
         Format::StormCrawler => {
             let rs = regex_rules(rules, base, false, &mut skipped);
@@ -283,7 +348,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                 "merge the RegexURLNormalizer entry into your urlfilters.json (StormCrawler < 3.0: package com.digitalpebble.stormcrawler); the {} rules are listed {passes} times because StormCrawler applies the list once (--passes)",
                 rs.len()
             ));
-            (t, rs.iter().map(|r| r.rule.clone()).collect())
+            (t, emitted(&rs))
         }
         Format::Heritrix => {
             let rs = regex_rules(rules, base, true, &mut skipped);
@@ -305,7 +370,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                 }
             }
             t.push_str("    </list>\n  </property>\n</bean>\n");
-            (t, rs.iter().map(|r| r.rule.clone()).collect())
+            (t, emitted(&rs))
         }
         Format::RegexTsv => {
             let rs = regex_rules(rules, base, false, &mut skipped);
@@ -327,7 +392,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                 t.push_str(&cells.map(|c| c.replace(['\t', '\n'], " ")).join("\t"));
                 t.push('\n');
             }
-            (t, rs.iter().map(|r| r.rule.clone()).collect())
+            (t, emitted(&rs))
         }
         Format::Scrapy => {
             let mut items = Vec::new();
@@ -340,11 +405,17 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                     && s.path.is_none()
                     && s.scheme.is_none()
                     && s.rest;
-                if !plain_drop || r.is_global() {
+                // A cross-host drop goes to the hosts that attest its output only.
+                let hosts = if r.is_global() {
+                    export_hosts(r)
+                } else {
+                    vec![s.host.clone()]
+                };
+                if !plain_drop || hosts.is_empty() {
                     skipped.push(Skipped {
                         id: r.id.clone(),
                         pattern: r.pattern.clone(),
-                        reason: if r.is_global() {
+                        reason: if r.is_global() && hosts.is_empty() {
                             global_reason(r)
                         } else {
                             "duplicate-url-discarder has no processor for it (only parameter removal without context: queryRemoval)".into()
@@ -355,10 +426,14 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
                 items.push(format!(
                     "  {{\n    \"args\": [{}],\n    \"order\": {},\n    \"processor\": \"queryRemoval\",\n    \"urlPattern\": {{ \"include\": [{}] }}\n  }}",
                     json_str(&s.optional[0]),
-                    100 + kept.len(),
-                    json_str(&s.host)
+                    100 + items.len(),
+                    hosts.iter().map(|h| json_str(h)).collect::<Vec<_>>().join(", ")
                 ));
-                kept.push(r.clone());
+                if r.is_global() {
+                    kept.extend(hosts.iter().map(|h| on_host(r, h)));
+                } else {
+                    kept.push(r.clone());
+                }
             }
             if !kept.is_empty() {
                 notes.push("scrapy: a url-matcher pattern `host` also matches the host's subdomains, which dedust's rules do not; parameter removal does not depend on the base layer's order".into());
@@ -464,6 +539,135 @@ mod tests {
             };
             assert_eq!(b.regex, want);
         }
+    }
+
+    /// The regex-tsv rows applied in order, each whole-URL, to a fixed point (as Nutch does).
+    fn run_tsv(text: &str, url: &str) -> String {
+        let rows: Vec<(regex::Regex, String)> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                (regex::Regex::new(c[2]).unwrap(), c[3].to_string())
+            })
+            .collect();
+        let mut cur = url.to_string();
+        for _ in 0..MAX_ROUNDS {
+            let before = cur.clone();
+            for (re, rep) in &rows {
+                cur = re.replace(&cur, rep.as_str()).into_owned();
+            }
+            if cur == before {
+                break;
+            }
+        }
+        cur
+    }
+
+    #[test]
+    fn cross_host_rules_are_fetch_rewrites_on_attested_hosts_only() {
+        use crate::rules::{convention_rule, Convention};
+        let attest = |mut r: Rule, hosts: &[&str]| {
+            r.attested = hosts.iter().map(|h| h.to_string()).collect();
+            r
+        };
+        // A value drop (`mode=x`) learned on f.org, and the four conventions.
+        let drop = learned()
+            .into_iter()
+            .find(|r| r.is_global() && r.pattern == "*://*{/path}?mode=x&{rest}")
+            .expect("the cross-host value drop");
+        let rules = vec![
+            attest(drop, &["f.org", "g.org"]),
+            attest(convention_rule(Convention::Https), &["a.org"]),
+            attest(convention_rule(Convention::StripWww), &["www.b.org"]),
+            attest(
+                convention_rule(Convention::DefaultDoc("index.php".into())),
+                &["c.org"],
+            ),
+            attest(convention_rule(Convention::TrailingSlash), &["c.org"]),
+            // No attested host: a dedup key only.
+            convention_rule(Convention::DefaultDoc("index.html".into())),
+        ];
+        let e = export(
+            &rules,
+            &Default::default(),
+            Format::RegexTsv,
+            &ExportOptions::default(),
+        );
+        assert_eq!(e.skipped.len(), 1, "{:?}", e.skipped);
+        assert_eq!(e.text.lines().count(), 1 + 5);
+        assert_eq!(e.rules.len(), 6, "one host-scoped copy per attested host");
+        assert!(e.rules.iter().all(|r| !r.is_global()));
+        let engine = crate::Normalizer::new(e.rules.clone(), None);
+        let cases = [
+            (
+                "https://f.org/s.php?a=1&mode=x&t=1",
+                "https://f.org/s.php?a=1&t=1",
+            ),
+            ("https://g.org/?mode=x", "https://g.org/"),
+            (
+                "https://g.org/s.php?mode=y&t=1",
+                "https://g.org/s.php?mode=y&t=1",
+            ),
+            (
+                "https://g.org/s.php?mode=x&mode=x",
+                "https://g.org/s.php?mode=x&mode=x",
+            ),
+            (
+                "https://h.org/s.php?mode=x&t=1",
+                "https://h.org/s.php?mode=x&t=1",
+            ),
+            ("http://a.org/p?q=1", "https://a.org/p?q=1"),
+            ("http://a.org", "https://a.org"),
+            ("http://ab.org/p", "http://ab.org/p"),
+            ("http://a.org:81/p", "http://a.org:81/p"),
+            ("http://www.b.org/x/", "http://b.org/x/"),
+            ("http://www.bb.org/x/", "http://www.bb.org/x/"),
+            ("http://c.org/d/index.php?x=1", "http://c.org/d?x=1"),
+            ("http://c.org/index.php", "http://c.org/"),
+            ("http://c.org/d/e/", "http://c.org/d/e"),
+            ("http://c.org/", "http://c.org/"),
+            ("http://c.org/d/index.html", "http://c.org/d/index.html"),
+            ("http://d.org/d/e/", "http://d.org/d/e/"),
+        ];
+        for (url, want) in cases {
+            let via_engine = engine.apply_rules(url.to_string()).url;
+            assert_eq!(via_engine, want, "engine on {url}");
+            assert_eq!(run_tsv(&e.text, url), want, "regexes on {url}");
+        }
+        // Scrapy: a cross-host drop of a name goes to its attested hosts.
+        let plain = Rule::new(
+            RuleKind::Drop,
+            crate::rules::Source {
+                scheme: None,
+                host: crate::rules::ANY_HOST.into(),
+                path: None,
+                required: vec![],
+                optional: vec!["utm_source".into()],
+                rest: true,
+            },
+            crate::rules::Target {
+                scheme: None,
+                host: None,
+                path: None,
+                query: Some(vec![]),
+            },
+        );
+        let rules = [attest(plain.clone(), &["f.org", "g.org"]), plain];
+        let s = export(
+            &rules,
+            &Default::default(),
+            Format::Scrapy,
+            &ExportOptions::default(),
+        );
+        assert_eq!(s.skipped.len(), 1, "no attested host: skipped");
+        assert!(
+            s.text.contains("\"include\": [\"f.org\", \"g.org\"]"),
+            "{}",
+            s.text
+        );
+        assert_eq!(s.rules.len(), 2);
+        assert!(s.rules.iter().all(|r| !r.is_global()));
     }
 
     #[test]

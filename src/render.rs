@@ -71,24 +71,32 @@ fn pieces_regex(p: &[Piece], delim: &str) -> String {
 }
 
 /// Readable pattern and target of a URL convention.
-fn convention_text(c: &crate::rules::Convention) -> (String, String) {
+/// On host `h` (`*` for every host; for `StripWww`, a host that starts with `www.`).
+fn convention_text(c: &crate::rules::Convention, h: &str) -> (String, String) {
     use crate::rules::Convention as C;
     match c {
         C::Https => (
-            "http://*{/path}{?query}".into(),
-            "https://*{/path}{?query}".into(),
+            format!("http://{h}{{/path}}{{?query}}"),
+            format!("https://{h}{{/path}}{{?query}}"),
         ),
-        C::StripWww => (
+        C::StripWww if h == crate::rules::ANY_HOST => (
             "*://www.*{/path}{?query}".into(),
             "*://*{/path}{?query}".into(),
         ),
+        C::StripWww => (
+            format!("*://{h}{{/path}}{{?query}}"),
+            format!(
+                "*://{}{{/path}}{{?query}}",
+                h.strip_prefix("www.").unwrap_or(h)
+            ),
+        ),
         C::DefaultDoc(n) => (
-            format!("*://*{{/path}}/{n}{{?query}}"),
-            "*://*{/path}/{?query}".into(),
+            format!("*://{h}{{/path}}/{n}{{?query}}"),
+            format!("*://{h}{{/path}}/{{?query}}"),
         ),
         C::TrailingSlash => (
-            "*://*{/path}/{?query}".into(),
-            "*://*{/path}{?query}".into(),
+            format!("*://{h}{{/path}}/{{?query}}"),
+            format!("*://{h}{{/path}}{{?query}}"),
         ),
     }
 }
@@ -96,7 +104,7 @@ fn convention_text(c: &crate::rules::Convention) -> (String, String) {
 /// Fill in the readable forms, regex and id of a rule.
 pub fn describe(rule: &mut Rule) {
     if let Some(c) = &rule.convention {
-        (rule.pattern, rule.target) = convention_text(c);
+        (rule.pattern, rule.target) = convention_text(c, &rule.source.host);
         rule.regex = None;
         rule.replacement = None;
         rule.id = format!(
@@ -401,10 +409,96 @@ fn nullable(slots: &[Slot]) -> bool {
 
 /// Regex and replacement of a learned rule, when expressible (see the module docs).
 pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
-    // Cross-host rules are dedup-key rules: never exported as a rewrite of one regex.
-    if rule.is_global() {
+    // Cross-host rules are dedup-key rules: never exported as a rewrite of every host.
+    if rule.is_global() || rule.convention.is_some() {
         return None;
     }
+    regex_form_at(rule, &escape(&rule.source.host), None)
+}
+
+/// Regex and replacement of a cross-host rule as a fetch rewrite on `hosts` only (the hosts
+/// whose own URLs attest its output, [`Rule::attested`]): the rule's regex form with the host
+/// an alternation of `hosts`, or for a URL convention its own regex. `None` when the rule has no
+/// regex form or `hosts` is empty.
+///
+/// # Complexity
+/// O(rule size + total length of `hosts`).
+pub(crate) fn regex_form_on_hosts(rule: &Rule, hosts: &[String]) -> Option<(String, String)> {
+    if hosts.is_empty() {
+        return None;
+    }
+    if let Some(c) = &rule.convention {
+        return convention_regex(c, hosts);
+    }
+    if rule.output.host.is_some() {
+        return None;
+    }
+    let alt = hosts
+        .iter()
+        .map(|h| escape(h))
+        .collect::<Vec<_>>()
+        .join("|");
+    regex_form_at(rule, &format!("({alt})"), Some(()))
+}
+
+/// The scheme, path and query of a base-normalized URL without port, user info or fragment
+/// (the URLs rules apply to): `(scheme)://` … `(path and query)`.
+const SCHEME_RE: &str = "([a-z][a-z0-9+.-]*)";
+
+/// Regex and replacement of a URL convention on `hosts` (mirrors the engine's
+/// `apply_convention`; rules never apply to URLs with a port, user info or fragment, and the
+/// regexes cannot match those either).
+fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(String, String)> {
+    use crate::rules::Convention as C;
+    let alt = |hs: &mut dyn Iterator<Item = &str>| hs.map(escape).collect::<Vec<_>>().join("|");
+    let q = "((?:\\?[^#]*)?)";
+    Some(match c {
+        C::Https => (
+            format!(
+                "^http://({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
+                alt(&mut hosts.iter().map(String::as_str))
+            ),
+            "https://$1$2".into(),
+        ),
+        C::StripWww => {
+            let bare: Vec<&str> = hosts
+                .iter()
+                .map(|h| h.strip_prefix("www."))
+                .collect::<Option<_>>()?;
+            (
+                format!(
+                    "^{SCHEME_RE}://www\\.({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
+                    alt(&mut bare.into_iter())
+                ),
+                "$1://$2$3".into(),
+            )
+        }
+        C::DefaultDoc(name) => {
+            if name.is_empty() || name.contains(['/', '?', '#']) {
+                return None;
+            }
+            (
+                format!(
+                    "^{SCHEME_RE}://({})((?:/[^?#]*)?/){}{q}$",
+                    alt(&mut hosts.iter().map(String::as_str)),
+                    escape(name)
+                ),
+                "$1://$2$3$4".into(),
+            )
+        }
+        C::TrailingSlash => (
+            format!(
+                "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{q}$",
+                alt(&mut hosts.iter().map(String::as_str))
+            ),
+            "$1://$2$3$4".into(),
+        ),
+    })
+}
+
+/// [`regex_form`] with the host written as `host_re`: a literal, or (with `captured`) one
+/// capture group whose text the replacement copies.
+fn regex_form_at(rule: &Rule, host_re: &str, captured: Option<()>) -> Option<(String, String)> {
     let s = &rule.source;
     let o = &rule.output;
     let mut re = String::from("^");
@@ -420,7 +514,11 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
         }
     }
     re.push_str("://");
-    re.push_str(&escape(&s.host));
+    re.push_str(host_re);
+    let host_group = captured.map(|()| {
+        group += 1;
+        group
+    });
     // path
     let mut seg_groups: Vec<Option<usize>> = Vec::new();
     let mut path_group = None;
@@ -483,17 +581,44 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
             query_rep = format!("${group}");
         }
     } else if s.rest {
-        // Only "drop one parameter, keep everything else" has a regex form.
-        if !drop_only || s.optional.len() != 1 {
+        // Only "drop one parameter, keep everything else" has a regex form: every occurrence
+        // of an optional name, or the one occurrence of a required name with a value pattern
+        // (a value drop such as `mode=hybrid`).
+        // The other required parameters are copied as they are.
+        let kept_as_is = |q: &[(String, ValOut)]| {
+            q.iter().all(|(n, v)| {
+                *v == ValOut::Copy && s.required.iter().filter(|(m, _)| m == n).count() == 1
+            })
+        };
+        let gone: Vec<&(String, ValPat)> = s
+            .required
+            .iter()
+            .filter(|(n, _)| !o.query.iter().flatten().any(|(m, _)| m == n))
+            .collect();
+        let value_drop = s.optional.is_empty()
+            && gone.len() == 1
+            && o.scheme.is_none()
+            && o.host.is_none()
+            && o.path.is_none()
+            && o.query
+                .as_ref()
+                .is_some_and(|q| q.len() + 1 == s.required.len() && kept_as_is(q));
+        let (x, block) = if value_drop {
+            let (x, vp) = (gone[0].0.as_str(), &gone[0].1);
+            let mut one = Builder::new(false);
+            one.seq(&[Slot::Req(x, vp)], true)?;
+            (x, one.re)
+        } else if drop_only && s.optional.len() == 1 {
+            let x = s.optional[0].as_str();
+            let one = format!("{}(?:=[^&#]*)?", escape(x));
+            (x, format!("{one}(?:&{one})*"))
+        } else {
             return None;
-        }
-        let x = s.optional[0].as_str();
+        };
         let k = anchors.iter().position(|a| a.0 == x)?;
         let slots = rest_slots(&anchors);
         // Slots 2k+1 is the dropped name's; split around it.
         let (left, right) = (&slots[..2 * k + 1], &slots[2 * k + 2..]);
-        let one = format!("{}(?:=[^&#]*)?", escape(x));
-        let block = format!("{one}(?:&{one})*");
         let mut b = Builder::new(false);
         b.re.push_str("(?:(\\?");
         b.seq(left, true)?;
@@ -615,7 +740,7 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
                 re,
                 rep,
                 rule,
-                scheme_group,
+                (scheme_group, host_group),
                 Some(path_rep),
                 &seg_groups,
                 path_group,
@@ -628,7 +753,7 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
         re,
         rep,
         rule,
-        scheme_group,
+        (scheme_group, host_group),
         None,
         &seg_groups,
         path_group,
@@ -642,7 +767,7 @@ fn finish(
     mut re: String,
     mut rep: String,
     rule: &Rule,
-    scheme_group: Option<usize>,
+    (scheme_group, host_group): (Option<usize>, Option<usize>),
     path_rep: Option<String>,
     seg_groups: &[Option<usize>],
     path_group: Option<usize>,
@@ -661,11 +786,15 @@ fn finish(
         (None, None) => rep.push_str(&format!("${}", scheme_group?)),
     }
     rep.push_str("://");
-    let host = o.host.as_deref().unwrap_or(&s.host);
-    if !safe_literal(host) {
-        return None;
+    if let Some(g) = host_group {
+        rep.push_str(&format!("${g}"));
+    } else {
+        let host = o.host.as_deref().unwrap_or(&s.host);
+        if !safe_literal(host) {
+            return None;
+        }
+        rep.push_str(host);
     }
-    rep.push_str(host);
     match (path_rep, &s.path) {
         (Some(p), _) => rep.push_str(&p),
         (None, None) => rep.push_str(&format!("${}", path_group?)),
@@ -773,7 +902,47 @@ mod tests {
                 },
             )
         };
+        // A value drop: the one occurrence of `name` with a matching value goes, the rest stays.
+        let value_drop = |name: &str, v: ValPat| {
+            rule(
+                RuleKind::Drop,
+                src(&[(name, v)], &[], true),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(vec![]),
+                },
+            )
+        };
+        let lit = |l: &str| Pieces(vec![Piece::Lit(l.into())]);
         let rules = vec![
+            // `mode=hybrid` goes where `t` is there (kept as it is).
+            rule(
+                RuleKind::Drop,
+                src(&[("p", lit("ab")), ("t", Any)], &[], true),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(vec![("t".into(), ValOut::Copy)]),
+                },
+            ),
+            rule(
+                RuleKind::Drop,
+                src(&[("q", int()), ("u", Any)], &[], true),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(vec![("u".into(), ValOut::Copy)]),
+                },
+            ),
+            value_drop("page", int()),
+            value_drop("p", lit("ab")),
+            value_drop("t", Bare),
+            value_drop("pa", Any),
+            value_drop("q", lit("")),
             drop(&[], "page"),
             drop(&[], "p"),
             drop(&[("t", Any)], "page"),

@@ -20,11 +20,26 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     for n in &e.notes {
         eprintln!("dedust: note: {n}");
     }
+    // Every rule is exported or skipped; a cross-host rule is exported as one host rule per
+    // attested host (what `--emitted` holds).
+    let exported = rules.len() - e.skipped.len();
+    let global = rules.iter().filter(|r| r.is_global()).count()
+        - e.skipped
+            .iter()
+            .filter(|s| rules.iter().any(|r| r.id == s.id && r.is_global()))
+            .count();
     eprintln!(
-        "export: {} of {} rules exported, {} skipped",
-        e.rules.len(),
+        "export: {exported} of {} rules exported, {} skipped{}",
         rules.len(),
-        e.skipped.len()
+        e.skipped.len(),
+        if global > 0 {
+            format!(
+                "; {global} cross-host rules as fetch rewrites on the hosts that attest them (as {} host rules, the `--emitted` file)",
+                e.rules.len()
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(0)
 }
