@@ -11,7 +11,10 @@
 //!
 //! Invariants: bad records (invalid JSON, missing fields, truncated WARC records) are counted
 //! and skipped with their line or record number, never fatal; bytes that are not UTF-8 are
-//! replaced.
+//! replaced. WARC reading is bounded: a record block over [`MAX_WARC_RECORD`] is streamed past,
+//! a payload decoding to over [`MAX_DECODED`] is skipped, a header line over
+//! [`MAX_HEADER_LINE`] ends the file; each is counted, and no `Content-Length` is allocated before
+//! its bytes are read.
 
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -182,10 +185,25 @@ fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
 }
 
 /// Read a line ending in `\n` (CR stripped); `None` at end of input.
+/// Largest WARC record block read (bigger records are skipped, streamed past, and counted).
+pub const MAX_WARC_RECORD: u64 = 64 << 20;
+/// Largest WARC header line (a longer one ends the file's reading, counted).
+pub const MAX_HEADER_LINE: u64 = 64 << 10;
+/// Largest HTTP payload once chunked and gzip/deflate codings are undone (a larger one, such as
+/// a compression bomb, is skipped and counted).
+pub const MAX_DECODED: u64 = 64 << 20;
+
+/// One line of at most [`MAX_HEADER_LINE`] bytes; an error when longer.
 fn read_line(r: &mut dyn BufRead) -> std::io::Result<Option<String>> {
     let mut buf = Vec::new();
-    if r.read_until(b'\n', &mut buf)? == 0 {
+    if r.take(MAX_HEADER_LINE).read_until(b'\n', &mut buf)? == 0 {
         return Ok(None);
+    }
+    if buf.len() as u64 == MAX_HEADER_LINE && buf.last() != Some(&b'\n') {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a header line longer than {MAX_HEADER_LINE} bytes"),
+        ));
     }
     while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         buf.pop();
@@ -251,7 +269,8 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     out
 }
 
-fn decode_body(headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
+/// The payload with its codings undone; `None` when it would exceed [`MAX_DECODED`].
+fn decode_body(headers: &[(String, String)], body: &[u8]) -> Option<Vec<u8>> {
     let mut data = if header(headers, "Transfer-Encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
     {
@@ -263,6 +282,7 @@ fn decode_body(headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
         Some(e) if e.contains("gzip") => {
             let mut out = Vec::new();
             if flate2::read::MultiGzDecoder::new(&data[..])
+                .take(MAX_DECODED + 1)
                 .read_to_end(&mut out)
                 .is_ok()
             {
@@ -272,6 +292,7 @@ fn decode_body(headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
         Some(e) if e.contains("deflate") => {
             let mut out = Vec::new();
             if flate2::read::ZlibDecoder::new(&data[..])
+                .take(MAX_DECODED + 1)
                 .read_to_end(&mut out)
                 .is_ok()
             {
@@ -280,7 +301,7 @@ fn decode_body(headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
         }
         _ => {}
     }
-    data
+    (data.len() as u64 <= MAX_DECODED).then_some(data)
 }
 
 fn read_warc(
@@ -295,10 +316,18 @@ fn read_warc(
     };
     let mut r = crate::input::open(path)?;
     let mut record = 0usize;
+    // A line over the limit ends the file (counted); other read errors are I/O errors.
+    let line = |r: &mut dyn BufRead, rep: &mut PagesReport, record: usize| match read_line(r) {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            rep.skip(format!("{path}#{record}: {e}; stopped"));
+            Ok(None)
+        }
+        x => x.map_err(io),
+    };
     loop {
         // Skip blank lines between records, then the version line.
         let version = loop {
-            match read_line(&mut r).map_err(io)? {
+            match line(&mut r, rep, record + 1)? {
                 None => return Ok(()),
                 Some(l) if l.trim().is_empty() => continue,
                 Some(l) => break l,
@@ -314,7 +343,7 @@ fn read_warc(
         }
         let mut h: Vec<(String, String)> = Vec::new();
         loop {
-            match read_line(&mut r).map_err(io)? {
+            match line(&mut r, rep, record)? {
                 None => {
                     rep.skip(format!("{origin}: truncated headers"));
                     return Ok(());
@@ -327,12 +356,31 @@ fn read_warc(
                 }
             }
         }
-        let len: usize = header(&h, "Content-Length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        let mut block = vec![0u8; len];
-        if let Err(e) = r.read_exact(&mut block) {
-            rep.skip(format!("{origin}: truncated block ({e})"));
+        let Some(len) = header(&h, "Content-Length").and_then(|v| v.parse::<u64>().ok()) else {
+            rep.skip(format!("{origin}: no valid Content-Length; stopped"));
+            return Ok(());
+        };
+        if len > MAX_WARC_RECORD {
+            // Streamed past, never buffered.
+            let n = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink()).map_err(io)?;
+            if n < len {
+                rep.skip(format!(
+                    "{origin}: Content-Length {len} but the file ends after {n} bytes"
+                ));
+                return Ok(());
+            }
+            rep.skip(format!(
+                "{origin}: a record of {len} bytes, over the {MAX_WARC_RECORD}-byte limit"
+            ));
+            continue;
+        }
+        let mut block = Vec::new();
+        (&mut r).take(len).read_to_end(&mut block).map_err(io)?;
+        if (block.len() as u64) < len {
+            rep.skip(format!(
+                "{origin}: truncated block (Content-Length {len}, {} bytes left)",
+                block.len()
+            ));
             return Ok(());
         }
         let kind = header(&h, "WARC-Type").unwrap_or("").to_string();
@@ -352,7 +400,13 @@ fn read_warc(
                 if !ct.contains("html") {
                     continue;
                 }
-                let html = String::from_utf8_lossy(&decode_body(&hh, body)).into_owned();
+                let Some(payload) = decode_body(&hh, body) else {
+                    rep.skip(format!(
+                        "{origin}: the payload decodes to more than {MAX_DECODED} bytes"
+                    ));
+                    continue;
+                };
+                let html = String::from_utf8_lossy(&payload).into_owned();
                 if let Some(d) = digest {
                     digests.insert(d, html.clone());
                 }
@@ -440,6 +494,82 @@ mod tests {
             ]
         );
         assert_eq!(rep.skipped, 2, "{rep:?}");
+        let _ = std::fs::remove_dir_all(&t);
+    }
+
+    #[test]
+    fn hostile_warc_records_are_skipped_within_limits() {
+        use std::io::Write;
+        let t = std::env::temp_dir().join(format!("dedust-warc-hostile-{}", std::process::id()));
+        std::fs::create_dir_all(&t).unwrap();
+        // A gzip bomb: 65 MiB of zeros, a few KB compressed.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&vec![b'a'; (MAX_DECODED + 1024) as usize])
+            .unwrap();
+        let bomb = gz.finish().unwrap();
+        let mut block =
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n"
+                .to_vec();
+        block.extend_from_slice(&bomb);
+        let mut bomb_rec = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://b.org/\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        bomb_rec.extend_from_slice(&block);
+        bomb_rec.extend_from_slice(b"\r\n\r\n");
+        let page = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>ok</p>";
+        let good = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.org/\r\nContent-Length: {}\r\n\r\n{page}\r\n\r\n",
+            page.len()
+        );
+        let long_line = format!(
+            "WARC/1.0\r\nX: {}\r\n",
+            "y".repeat(MAX_HEADER_LINE as usize)
+        );
+        let cases: Vec<(&str, Vec<u8>, usize, usize)> = vec![
+            // (name, bytes, pages, skipped)
+            (
+                "huge length",
+                b"WARC/1.0\r\nContent-Length: 100000000000\r\n\r\nx".to_vec(),
+                0,
+                1,
+            ),
+            (
+                "2^64-1",
+                b"WARC/1.0\r\nContent-Length: 18446744073709551615\r\n\r\nx".to_vec(),
+                0,
+                1,
+            ),
+            (
+                "no length",
+                b"WARC/1.0\r\nWARC-Type: response\r\n\r\nx".to_vec(),
+                0,
+                1,
+            ),
+            (
+                "bomb then good",
+                [bomb_rec, good.as_bytes().to_vec()].concat(),
+                1,
+                1,
+            ),
+            (
+                "long header line",
+                [good.as_bytes(), long_line.as_bytes()].concat(),
+                1,
+                2,
+            ),
+        ];
+        for (name, bytes, pages, skipped) in cases {
+            let p = t.join("h.warc");
+            std::fs::write(&p, &bytes).unwrap();
+            let (got, rep) = read_pages(p.to_str().unwrap()).unwrap();
+            assert_eq!(
+                (got.len(), rep.skipped),
+                (pages, skipped),
+                "{name}: {rep:?}"
+            );
+        }
         let _ = std::fs::remove_dir_all(&t);
     }
 }
