@@ -331,6 +331,28 @@ impl Normalizer {
         (out.unwrap_or(Normalized { url, rule: None }), fixed)
     }
 
+    /// [`Normalizer::apply_rules_fixed`] with the trail: the output (`None` when no rule changed
+    /// the URL), every rule that changed it on the way, in order, and whether a pass changed
+    /// nothing within [`MAX_ROUNDS`]. Same rounds as [`Normalizer::apply_rules`].
+    pub(crate) fn trace_fixed(&self, url: &str) -> (Option<String>, Vec<u32>, bool) {
+        let mut cur: Option<String> = None;
+        let mut fired = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            let mut from = 0;
+            let mut changed = false;
+            while let Some((i, out)) = self.apply_from(cur.as_deref().unwrap_or(url), from) {
+                cur = Some(out);
+                fired.push(i as u32);
+                from = i + 1;
+                changed = true;
+            }
+            if !changed {
+                return (cur, fired, true);
+            }
+        }
+        (cur, fired, false)
+    }
+
     /// The fixed point of the rules for `url` (taken as base-normalized) and every rule that
     /// changed it on the way, in order (indices into [`Normalizer::rules`]). For analysis, not
     /// the hot path.

@@ -1137,35 +1137,49 @@ fn build_drops(
 }
 
 /// Where a group was learned from: its clusters, distinct URLs and up to 3 example clusters.
+///
+/// # Complexity
+/// `O(n log n)` for `n` observations; only the 3 example lists are copied.
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
-    let mut urls: BTreeSet<&str> = BTreeSet::new();
-    // Per cluster: its canonical URL(s) and its other members (one pass, `O(n log n)`).
-    type Members<'a> = (BTreeSet<&'a String>, BTreeSet<&'a String>);
-    let mut per: std::collections::BTreeMap<usize, Members> = Default::default();
+    let mut urls: Vec<&str> = Vec::with_capacity(2 * obs.len());
     for o in obs {
-        urls.insert(&o.from_url);
-        urls.insert(&o.to_url);
-        let e = per.entry(o.cluster).or_default();
-        e.0.insert(&o.to_url);
-        e.1.insert(&o.from_url);
+        urls.push(&o.from_url);
+        urls.push(&o.to_url);
     }
-    // Examples: per cluster its canonical URL(s) then the other members, sorted, and the three
-    // smallest such lists, so that the choice does not depend on the input order.
-    let mut examples: Vec<Vec<String>> = per
-        .values()
-        .map(|(tos, froms)| {
-            let mut ex: Vec<String> = Vec::new();
-            for u in tos.iter().chain(froms) {
-                if !ex.contains(*u) && ex.len() < 4 {
-                    ex.push((*u).clone());
-                }
+    urls.sort_unstable();
+    urls.dedup();
+    // Per cluster: its canonical URL(s), sorted, then its other members, sorted (each URL once,
+    // at most 4); the three smallest such lists are the examples, so that the choice does not
+    // depend on the input order.
+    let mut by_cluster: Vec<&Obs> = obs.iter().collect();
+    by_cluster.sort_unstable_by_key(|o| o.cluster);
+    let mut lists: Vec<Vec<&str>> = Vec::new();
+    for group in by_cluster.chunk_by(|a, b| a.cluster == b.cluster) {
+        let mut tos: Vec<&str> = group.iter().map(|o| o.to_url.as_str()).collect();
+        let mut froms: Vec<&str> = group.iter().map(|o| o.from_url.as_str()).collect();
+        tos.sort_unstable();
+        tos.dedup();
+        froms.sort_unstable();
+        froms.dedup();
+        let mut ex: Vec<&str> = Vec::with_capacity(4);
+        for u in tos.into_iter().chain(froms) {
+            if !ex.contains(&u) && ex.len() < 4 {
+                ex.push(u);
             }
-            ex
-        })
+        }
+        lists.push(ex);
+    }
+    let clusters = lists.len();
+    if lists.len() > 3 {
+        lists.select_nth_unstable(3);
+        lists.truncate(3);
+    }
+    lists.sort_unstable();
+    let examples = lists
+        .into_iter()
+        .map(|l| l.into_iter().map(str::to_string).collect())
         .collect();
-    examples.sort();
-    examples.truncate(3);
-    (per.len(), urls.len(), examples)
+    (clusters, urls.len(), examples)
 }
 
 /// The rule of a cross-host URL convention.

@@ -811,22 +811,79 @@ fn finalize_counts(
     let (kept, conflicts) = deconflict(rules, cache, data);
     let mut kept = cross_host_after_hosts(kept);
     order(&mut kept);
-    let (kept, removed) = make_idempotent(kept, data);
+    let (kept, removed, trails) = make_idempotent(kept, data);
     let before = kept.len();
-    let kept = without_redundant(kept, data);
+    let (kept, dropped) = without_redundant(kept, data, &trails);
     let redundant = before - kept.len();
     // Fewer rules compose differently (a host rule may send a URL to another host whose trail
     // the per-host check did not follow): check again when rules went.
-    let (mut kept, removed_after) = if kept.len() < before {
-        make_idempotent(kept, data)
-    } else {
+    let (mut kept, removed_after) = if dropped.is_empty() {
         (kept, 0)
+    } else {
+        recheck_idempotent(kept, data, &trails, &dropped)
     };
     // Exceptions added on the way (host rules that win, idempotence) leave `attested`.
     for r in kept.iter_mut().filter(|r| r.is_global()) {
         prune_attested(r);
     }
     (kept, conflicts, removed + removed_after, redundant)
+}
+
+/// A URL whose canonical form the rules change again: (the rule to blame, the URL, its
+/// canonical form).
+type Bad = (usize, String, String);
+
+/// One data URL's run under a rule set: the hash of its canonical form, the rules that fired
+/// (indices into the rule set, in order), and whether a pass changed nothing within
+/// [`crate::normalize::MAX_ROUNDS`].
+type Trail = (u64, Vec<u32>, bool);
+
+/// Every data URL's [`Trail`] under the rule set [`make_idempotent`] accepted, by URL index.
+struct Trails(Vec<Trail>);
+
+/// For a run that did not reach a fixed point: the [`Bad`] entry when normalizing the output
+/// again changes it.
+fn not_idempotent(n: &Normalizer, url: &str, out: Option<String>, fired: &[u32]) -> Option<Bad> {
+    let once = out.unwrap_or_else(|| url.to_string());
+    let twice = n.apply_rules(once.clone());
+    (twice.url != once)
+        .then(|| {
+            twice
+                .rule
+                .or(fired.last().map(|&i| i as usize))
+                .map(|r| (r, url.to_string(), once))
+        })
+        .flatten()
+}
+
+/// [`make_idempotent`] after host rules (`dropped`, indices into the rule set `trails` was
+/// taken under) went: a URL whose trail holds none of them, and whose run reached a fixed
+/// point, is normalized exactly as before (at every step the same rule is the first to change
+/// it, and the last pass still changes nothing), so only the other URLs are checked; the full
+/// check runs when one of them is not idempotent.
+fn recheck_idempotent(
+    rules: Vec<Rule>,
+    data: &[Labeled],
+    trails: &Trails,
+    dropped: &HashSet<usize>,
+) -> (Vec<Rule>, usize) {
+    let n = Normalizer::new(rules.clone(), None);
+    let any_bad = data
+        .par_iter()
+        .zip(&trails.0)
+        .any(|(l, (_, fired, fixed))| {
+            if *fixed && !fired.iter().any(|k| dropped.contains(&(*k as usize))) {
+                return false;
+            }
+            let (out, fired, fixed) = n.trace_fixed(&l.url);
+            !fixed && not_idempotent(&n, &l.url, out, &fired).is_some()
+        });
+    if any_bad {
+        let (rules, removed, _) = make_idempotent(rules, data);
+        (rules, removed)
+    } else {
+        (rules, 0)
+    }
 }
 
 /// The canonical form of `url` under the host rules `current` and the cross-host rules (for a
@@ -844,9 +901,13 @@ fn with_out(current: &[usize], url: &str, set: &dyn Fn(&[usize], usize) -> Norma
 /// Per host with `k` rules and `U_h` data URLs: one traced run of the host's rules plus the
 /// cross-host rules over the `U_h` URLs, then per tried rule one rule set built and run on the
 /// URLs where that rule fired (or that an earlier removal touched).
-fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
+fn without_redundant(
+    rules: Vec<Rule>,
+    data: &[Labeled],
+    trails: &Trails,
+) -> (Vec<Rule>, HashSet<usize>) {
     if !rules.iter().any(Rule::is_global) {
-        return rules;
+        return (rules, HashSet::new());
     }
     let refs: Vec<&Labeled> = data.iter().collect();
     let index = UrlIndex::new(&refs);
@@ -889,20 +950,36 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
                     .cmp(&score(&rules[b]))
                     .then_with(|| rules[a].id.cmp(&rules[b].id))
             });
-            // One traced run over the host's URLs: each URL's canonical form and, per host
-            // rule, the URLs where it fired (alone or after another rule).
+            // Each URL's canonical form (hashed) and, per host rule, the URLs where it fired
+            // (alone or after another rule): from the run over all rules, where no rule of
+            // another host fired on the URL (then only this host's rules and the cross-host ones
+            // did, as here); else from a traced run of this host's rules.
             let urls: &[u32] = index.by_host.get(host).map_or(&[], |h| h.0.as_slice());
             let with = set(&current, usize::MAX);
-            let mut canon: HashMap<u32, String> = HashMap::with_capacity(urls.len());
+            let mut canon: HashMap<u32, u64> = HashMap::with_capacity(urls.len());
             let mut fired: HashMap<usize, Vec<u32>> = HashMap::new();
             for &u in urls {
+                let (h, by, _) = &trails.0[u as usize];
+                let elsewhere = by.iter().any(|&k| {
+                    let r = &rules[k as usize];
+                    !r.is_global() && r.source.host != *host
+                });
+                if !elsewhere {
+                    for &k in by {
+                        if !rules[k as usize].is_global() {
+                            fired.entry(k as usize).or_default().push(u);
+                        }
+                    }
+                    canon.insert(u, *h);
+                    continue;
+                }
                 let (out, by) = with.trace(&refs[u as usize].url);
                 for k in by {
                     if let Some(&r) = current.get(k) {
                         fired.entry(r).or_default().push(u);
                     }
                 }
-                canon.insert(u, out);
+                canon.insert(u, crate::render::fnv(&out));
             }
             // URLs whose rule trail changed with a removal (their canonical form did not).
             let mut pending: Vec<u32> = Vec::new();
@@ -936,8 +1013,9 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
                     let url = &refs[*u as usize].url;
                     let want = canon
                         .get(u)
-                        .map_or_else(|| with_out(&current, url, &set), |c| c.clone());
-                    without.apply_rules(url.clone()).url == want
+                        .copied()
+                        .unwrap_or_else(|| crate::render::fnv(&with_out(&current, url, &set)));
+                    crate::render::fnv(&without.apply_rules(url.clone()).url) == want
                 });
                 if same {
                     current.retain(|&i| i != t);
@@ -949,12 +1027,13 @@ fn without_redundant(rules: Vec<Rule>, data: &[Labeled]) -> Vec<Rule> {
             dropped
         })
         .collect();
-    rules
-        .into_iter()
+    let kept = rules
+        .iter()
         .enumerate()
         .filter(|(i, _)| !drop.contains(i))
-        .map(|(_, r)| r)
-        .collect()
+        .map(|(_, r)| r.clone())
+        .collect();
+    (kept, drop)
 }
 
 /// Application order: host-scoped rules before cross-host ones (host evidence wins), then more
@@ -1194,30 +1273,25 @@ fn deconflict(
 /// Remove rules until normalize∘normalize = normalize on every data URL and rule output. Where a
 /// cross-host rule takes part (it changes the URL or its first output), the URL's hosts become
 /// exceptions of that rule instead: the host's own rules win.
-fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize) {
+fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, Trails) {
     let mut removed = 0;
     loop {
         let n = Normalizer::new(rules.clone(), None);
-        let bad: Vec<(usize, String, String)> = data
+        let runs: Vec<(Trail, Option<Bad>)> = data
             .par_iter()
-            .filter_map(|l| {
-                let (once, fixed) = n.apply_rules_fixed(l.url.clone());
-                if fixed {
-                    return None;
-                }
-                let twice = n.apply_rules(once.url.clone());
-                (twice.url != once.url)
-                    .then(|| {
-                        twice
-                            .rule
-                            .or(once.rule)
-                            .map(|r| (r, l.url.clone(), once.url))
-                    })
-                    .flatten()
+            .map(|l| {
+                let (out, fired, fixed) = n.trace_fixed(&l.url);
+                let canon = crate::render::fnv(out.as_deref().unwrap_or(&l.url));
+                let bad = (!fixed)
+                    .then(|| not_idempotent(&n, &l.url, out, &fired))
+                    .flatten();
+                ((canon, fired, fixed), bad)
             })
             .collect();
+        let (trails, bad): (Vec<Trail>, Vec<Option<Bad>>) = runs.into_iter().unzip();
+        let bad: Vec<Bad> = bad.into_iter().flatten().collect();
         if bad.is_empty() {
-            return (rules, removed);
+            return (rules, removed, Trails(trails));
         }
         let mut excepted = false;
         for (_, url, once) in &bad {
