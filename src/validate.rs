@@ -124,17 +124,22 @@ struct UrlIndex<'a> {
     all: HostUrls<'a>,
     /// URLs by exposure key ([`exposure_key`]: `param:NAME`, `http`, `www`, `slash`, `doc:NAME`):
     /// a cross-host rule looks at the URLs it could touch only.
-    by_key: HashMap<String, Vec<u32>>,
+    /// (`http`, `www`, `slash`, then by document name and by parameter name.)
+    by_flag: [Vec<u32>; 3],
+    by_doc: HashMap<&'a str, Vec<u32>>,
+    by_param: HashMap<&'a str, Vec<u32>>,
 }
 
 impl<'a> UrlIndex<'a> {
     fn new(urls: &[&'a Labeled]) -> UrlIndex<'a> {
         let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
         let mut all: HostUrls = Default::default();
-        let mut by_key: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut by_flag: [Vec<u32>; 3] = Default::default();
+        let mut by_doc: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_param: HashMap<&str, Vec<u32>> = HashMap::new();
         // Each URL's host, first path segment and exposure keys, found in parallel; the maps
         // are then filled in URL order.
-        type Parsed<'b> = Option<(&'b str, &'b str, Vec<String>)>;
+        type Parsed<'b> = Option<(&'b str, &'b str, Vec<Feature<'b>>)>;
         let parsed: Vec<Parsed<'a>> = urls
             .par_iter()
             .map(|l| {
@@ -154,7 +159,14 @@ impl<'a> UrlIndex<'a> {
         for (i, parsed) in parsed.into_iter().enumerate() {
             if let Some((host, first, keys)) = parsed {
                 for k in keys {
-                    by_key.entry(k).or_default().push(i as u32);
+                    let list = match k {
+                        Feature::Http => &mut by_flag[0],
+                        Feature::Www => &mut by_flag[1],
+                        Feature::Slash => &mut by_flag[2],
+                        Feature::Doc(n) => by_doc.entry(n).or_default(),
+                        Feature::Param(n) => by_param.entry(n).or_default(),
+                    };
+                    list.push(i as u32);
                 }
                 let h = by_host.entry(host).or_default();
                 h.0.push(i as u32);
@@ -166,14 +178,23 @@ impl<'a> UrlIndex<'a> {
         UrlIndex {
             by_host,
             all,
-            by_key,
+            by_flag,
+            by_doc,
+            by_param,
         }
     }
 
     /// Indices of the URLs `r` may match.
     fn candidates(&self, r: &Rule) -> &[u32] {
-        if let Some(k) = exposure_key(r) {
-            return self.by_key.get(&k).map_or(&[], |v| v.as_slice());
+        if let Some(k) = rule_feature(r) {
+            let list = match k {
+                Feature::Http => Some(&self.by_flag[0]),
+                Feature::Www => Some(&self.by_flag[1]),
+                Feature::Slash => Some(&self.by_flag[2]),
+                Feature::Doc(n) => self.by_doc.get(n),
+                Feature::Param(n) => self.by_param.get(n),
+            };
+            return list.map_or(&[], |v| v.as_slice());
         }
         let (all, by_first) = if r.is_global() {
             &self.all
@@ -409,15 +430,19 @@ impl<'a> MergeContext<'a> {
             return (self.injective_merges(r), Vec::new());
         }
         let all = &self.all;
-        // URLs the rule changes, and the groups their outputs form.
-        let mut out_of: HashSet<u32> = HashSet::new();
+        // URLs the rule changes (ascending, as the candidates are), and the groups their
+        // outputs form.
+        let mut out_of: Vec<u32> = Vec::new();
         let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
         for &i in self.index.candidates(r) {
             let u = &all[i as usize].url;
             if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
                 groups.entry(o).or_default().push(i);
-                out_of.insert(i);
+                out_of.push(i);
             }
+        }
+        if !out_of.is_sorted() {
+            out_of.sort_unstable();
         }
         let mut rewrites: Vec<(u32, u64)> = Vec::new();
         if keep_rewrites && !r.is_global() {
@@ -437,7 +462,7 @@ impl<'a> MergeContext<'a> {
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
             let unchanged: Vec<u32> = self
                 .exact(o.as_str())
-                .filter(|j| !out_of.contains(j))
+                .filter(|j| out_of.binary_search(j).is_err())
                 .collect();
             let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
             let mut distinct: Vec<&str> = bucket
@@ -466,17 +491,20 @@ impl<'a> MergeContext<'a> {
     /// page that already lives at its target; then to the smallest label.
     fn leader(&self, bucket: &[u32], unchanged: &[u32]) -> usize {
         let all = &self.all;
-        let mut counts: HashMap<usize, usize> = HashMap::new();
-        for &j in bucket {
-            *counts.entry(all[j as usize].cluster).or_default() += 1;
-        }
+        // Clusters and their counts: sorted labels (buckets are mostly two or three URLs).
+        let mut labels: Vec<usize> = bucket.iter().map(|&j| all[j as usize].cluster).collect();
+        labels.sort_unstable();
+        let counts: Vec<(usize, usize)> = labels
+            .chunk_by(|a, b| a == b)
+            .map(|g| (g[0], g.len()))
+            .collect();
         let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
         counts
             .iter()
             .max_by(|a, b| {
-                a.1.cmp(b.1)
-                    .then_with(|| anchored(*a.0).cmp(&anchored(*b.0)))
-                    .then_with(|| b.0.cmp(a.0))
+                a.1.cmp(&b.1)
+                    .then_with(|| anchored(a.0).cmp(&anchored(b.0)))
+                    .then_with(|| b.0.cmp(&a.0))
             })
             .map(|(c, _)| *c)
             .expect("bucket not empty")
@@ -836,7 +864,7 @@ type Bad = (usize, String, String);
 /// One data URL's run under a rule set: the hash of its canonical form, the rules that fired
 /// (indices into the rule set, in order), and whether a pass changed nothing within
 /// [`crate::normalize::MAX_ROUNDS`].
-type Trail = (u64, Vec<u32>, bool);
+type Trail = (u64, Box<[u32]>, bool);
 
 /// Every data URL's [`Trail`] under the rule set [`make_idempotent`] accepted, by URL index.
 struct Trails(Vec<Trail>);
@@ -1056,45 +1084,79 @@ pub fn order(rules: &mut [Rule]) {
 /// assert_eq!(dedust::validate::exposure_key(&r).as_deref(), Some("www"));
 /// ```
 pub fn exposure_key(r: &Rule) -> Option<String> {
+    rule_feature(r).map(|f| f.key())
+}
+
+/// An exposure key borrowed from a URL or a rule (see [`exposure_key`] for its text form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Feature<'a> {
+    /// `http`.
+    Http,
+    /// `www`.
+    Www,
+    /// `slash`.
+    Slash,
+    /// `doc:NAME`.
+    Doc(&'a str),
+    /// `param:NAME`.
+    Param(&'a str),
+}
+
+impl Feature<'_> {
+    /// The text form ([`exposure_key`]).
+    fn key(&self) -> String {
+        match self {
+            Feature::Http => "http".into(),
+            Feature::Www => "www".into(),
+            Feature::Slash => "slash".into(),
+            Feature::Doc(n) => format!("doc:{n}"),
+            Feature::Param(n) => format!("param:{n}"),
+        }
+    }
+}
+
+/// The feature a cross-host rule needs in a URL to touch it ([`exposure_key`]).
+fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
     use crate::rules::Convention as C;
     if !r.is_global() {
         return None;
     }
     match &r.convention {
-        Some(C::Https) => Some("http".into()),
-        Some(C::StripWww) => Some("www".into()),
-        Some(C::TrailingSlash) => Some("slash".into()),
-        Some(C::DefaultDoc(n)) => Some(format!("doc:{n}")),
-        None => dropped_param(r).map(|n| format!("param:{n}")),
+        Some(C::Https) => Some(Feature::Http),
+        Some(C::StripWww) => Some(Feature::Www),
+        Some(C::TrailingSlash) => Some(Feature::Slash),
+        Some(C::DefaultDoc(n)) => Some(Feature::Doc(n)),
+        None => dropped_param(r).map(Feature::Param),
     }
 }
 
-/// The exposure keys of one base-normalized URL (see [`exposure_key`]).
-fn url_exposure(url: &str, out: &mut Vec<String>) {
+/// The exposure features of one base-normalized URL (see [`exposure_key`]), each once.
+fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
     let Some(p) = split_url(url) else { return };
     if p.scheme == "http" {
-        out.push("http".into());
+        out.push(Feature::Http);
     }
     if p.host.starts_with("www.") {
-        out.push("www".into());
+        out.push(Feature::Www);
     }
     if p.path.len() > 1 && p.path.ends_with('/') {
-        out.push("slash".into());
+        out.push(Feature::Slash);
     }
     if let Some(last) = p.path.rsplit('/').next().filter(|l| l.contains('.')) {
-        out.push(format!("doc:{last}"));
+        out.push(Feature::Doc(last));
     }
     out.extend(
         crate::base::param_names(p.query)
             .into_iter()
-            .map(|n| format!("param:{n}")),
+            .map(Feature::Param),
     );
 }
 
 /// Per exposure key, how many of `data`'s URLs a cross-host candidate of that key could touch.
 pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
-    data.par_iter()
-        .fold(BTreeMap::new, |mut m: BTreeMap<String, usize>, l| {
+    let counts = data
+        .par_iter()
+        .fold(HashMap::new, |mut m: HashMap<Feature, usize>, l| {
             let mut keys = Vec::new();
             url_exposure(&l.url, &mut keys);
             for k in keys {
@@ -1102,12 +1164,13 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
             }
             m
         })
-        .reduce(BTreeMap::new, |mut a, b| {
+        .reduce(HashMap::new, |mut a, b| {
             for (k, v) in b {
                 *a.entry(k).or_default() += v;
             }
             a
-        })
+        });
+    counts.into_iter().map(|(k, v)| (k.key(), v)).collect()
 }
 
 /// The registrable domain of a host, owned.
@@ -1277,19 +1340,25 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize,
     let mut removed = 0;
     loop {
         let n = Normalizer::new(rules.clone(), None);
-        let runs: Vec<(Trail, Option<Bad>)> = data
+        // Bad URLs are rare: gathered aside (with their index, to keep the data's order).
+        let found = std::sync::Mutex::new(Vec::new());
+        let trails: Vec<Trail> = data
             .par_iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(i, l)| {
                 let (out, fired, fixed) = n.trace_fixed(&l.url);
                 let canon = crate::render::fnv(out.as_deref().unwrap_or(&l.url));
-                let bad = (!fixed)
-                    .then(|| not_idempotent(&n, &l.url, out, &fired))
-                    .flatten();
-                ((canon, fired, fixed), bad)
+                if !fixed {
+                    if let Some(b) = not_idempotent(&n, &l.url, out, &fired) {
+                        found.lock().expect("not poisoned").push((i, b));
+                    }
+                }
+                (canon, fired.into_boxed_slice(), fixed)
             })
             .collect();
-        let (trails, bad): (Vec<Trail>, Vec<Option<Bad>>) = runs.into_iter().unzip();
-        let bad: Vec<Bad> = bad.into_iter().flatten().collect();
+        let mut found = found.into_inner().expect("not poisoned");
+        found.sort_unstable_by_key(|(i, _)| *i);
+        let bad: Vec<Bad> = found.into_iter().map(|(_, b)| b).collect();
         if bad.is_empty() {
             return (rules, removed, Trails(trails));
         }
