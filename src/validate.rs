@@ -131,7 +131,9 @@ struct UrlIndex<'a> {
 }
 
 impl<'a> UrlIndex<'a> {
-    fn new(urls: &[&'a Labeled]) -> UrlIndex<'a> {
+    /// `features`: also index by exposure feature ([`UrlIndex::candidates`] of cross-host rules
+    /// needs it; host rules do not).
+    fn new(urls: &[&'a Labeled], features: bool) -> UrlIndex<'a> {
         let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
         let mut all: HostUrls = Default::default();
         let mut by_flag: [Vec<u32>; 3] = Default::default();
@@ -145,7 +147,9 @@ impl<'a> UrlIndex<'a> {
             .map(|l| {
                 let p = split_url(&l.url)?;
                 let mut keys = Vec::new();
-                url_exposure(&l.url, &mut keys);
+                if features {
+                    url_exposure(&l.url, &mut keys);
+                }
                 let first = p
                     .path
                     .get(1..)
@@ -239,7 +243,7 @@ pub fn rule_stats(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> Vec<(usize, usize)> {
-    let ctx = MergeContext::new(validation, reference);
+    let ctx = MergeContext::new(validation, reference, rules.iter().any(Rule::is_global));
     rules
         .par_iter()
         .map(|r| {
@@ -296,8 +300,8 @@ pub(crate) fn rule_stats_rewrites(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> (Vec<(usize, usize)>, Rewrites) {
-    let ctx = MergeContext::new(validation, reference);
     let any_global = rules.iter().any(Rule::is_global);
+    let ctx = MergeContext::new(validation, reference, any_global);
     // Host and registrable domain of every URL (only needed for cross-host rules).
     let (hosts, domains): (Vec<&str>, Vec<String>) = if any_global {
         ctx.all
@@ -387,9 +391,14 @@ struct MergeContext<'a> {
 }
 
 impl<'a> MergeContext<'a> {
-    fn new(validation: &'a [Labeled], reference: &'a [Labeled]) -> MergeContext<'a> {
+    /// `features`: index the URLs by exposure feature too (needed for cross-host rules).
+    fn new(
+        validation: &'a [Labeled],
+        reference: &'a [Labeled],
+        features: bool,
+    ) -> MergeContext<'a> {
         let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
-        let index = UrlIndex::new(&all);
+        let index = UrlIndex::new(&all, features);
         let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
         let mut next: Vec<u32> = vec![u32::MAX; all.len()];
         for (i, l) in all.iter().enumerate() {
@@ -433,11 +442,12 @@ impl<'a> MergeContext<'a> {
         // URLs the rule changes (ascending, as the candidates are), and the groups their
         // outputs form.
         let mut out_of: Vec<u32> = Vec::new();
-        let mut groups: HashMap<String, Vec<u32>> = HashMap::new();
+        // (hash of the output, URL index, output), sorted by output: equal outputs are adjacent.
+        let mut outs: Vec<(u64, u32, String)> = Vec::new();
         for &i in self.index.candidates(r) {
             let u = &all[i as usize].url;
             if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
-                groups.entry(o).or_default().push(i);
+                outs.push((crate::render::fnv(&o), i, o));
                 out_of.push(i);
             }
         }
@@ -446,24 +456,32 @@ impl<'a> MergeContext<'a> {
         }
         let mut rewrites: Vec<(u32, u64)> = Vec::new();
         if keep_rewrites && !r.is_global() {
-            for (o, rewritten) in &groups {
-                let h = crate::render::fnv(o);
-                rewrites.extend(
-                    rewritten
-                        .iter()
-                        .filter(|&&i| (i as usize) < self.nv)
-                        .map(|&i| (i, h)),
-                );
-            }
+            rewrites.extend(
+                outs.iter()
+                    .filter(|(_, i, _)| (*i as usize) < self.nv)
+                    .map(|(h, i, _)| (*i, *h)),
+            );
             rewrites.sort_unstable();
         }
+        outs.sort_unstable_by(|a, b| (a.0, &a.2, a.1).cmp(&(b.0, &b.2, b.1)));
         let mut out = Vec::new();
-        for (o, rewritten) in &groups {
+        let mut rewritten: Vec<u32> = Vec::new();
+        for group in outs.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
+            let o = group[0].2.as_str();
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
-            let unchanged: Vec<u32> = self
-                .exact(o.as_str())
+            let mut unchanged = self
+                .exact(o)
                 .filter(|j| out_of.binary_search(j).is_err())
-                .collect();
+                .peekable();
+            // One URL (or copies of it) sent where no URL is: no merge.
+            let first = all[group[0].1 as usize].url.as_str();
+            if unchanged.peek().is_none() && group.iter().all(|g| all[g.1 as usize].url == first) {
+                continue;
+            }
+            let unchanged: Vec<u32> = unchanged.collect();
+            rewritten.clear();
+            rewritten.extend(group.iter().map(|g| g.1));
+            let rewritten = &rewritten;
             let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
             let mut distinct: Vec<&str> = bucket
                 .iter()
@@ -938,7 +956,8 @@ fn without_redundant(
         return (rules, HashSet::new());
     }
     let refs: Vec<&Labeled> = data.iter().collect();
-    let index = UrlIndex::new(&refs);
+    // Only host rules look for candidates here.
+    let index = UrlIndex::new(&refs, false);
     // Cross-host rules as the engine needs them: without their evidence lists, which can name
     // every site and would be copied for every host and every tried rule.
     let global: Vec<Rule> = rules
@@ -1272,7 +1291,7 @@ fn deconflict(
         .iter()
         .zip(&cache)
         .any(|(r, c)| !r.is_global() && c.is_none());
-    let index = UrlIndex::new(if uncached { &refs[..] } else { &[] });
+    let index = UrlIndex::new(if uncached { &refs[..] } else { &[] }, false);
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL.
     let mut claimed: HashMap<u32, u64> = HashMap::new();
