@@ -136,6 +136,9 @@ fn on_host(r: &Rule, h: &str) -> Rule {
     c
 }
 
+/// Most hosts in one exported regex of a cross-host rule (more become further regexes).
+const HOSTS_PER_REGEX: usize = 256;
+
 /// The hosts a cross-host rule is exported on: its attested hosts (see [`Rule::attested`]).
 fn export_hosts(r: &Rule) -> Vec<String> {
     let mut h = r.attested.clone();
@@ -206,17 +209,28 @@ fn regex_rules<'a>(
         }
         if r.is_global() {
             // A fetch rewrite only on the hosts that attest its output; a dedup key elsewhere.
+            // At most HOSTS_PER_REGEX hosts in one alternation (Java tries them one by one).
             let hosts = export_hosts(r);
-            match regex_form_on_hosts(r, &hosts) {
-                Some((regex, replacement)) => out.push(RegexRule {
-                    rule: r,
-                    emitted: hosts.iter().map(|h| on_host(r, h)).collect(),
-                    regex,
-                    replacement,
-                    whole: true,
-                }),
-                None if hosts.is_empty() => skipped.push(skip(global_reason(r))),
-                None => skipped.push(skip(format!(
+            let forms: Option<Vec<(String, String)>> = hosts
+                .chunks(HOSTS_PER_REGEX)
+                .map(|hs| regex_form_on_hosts(r, hs))
+                .collect();
+            match forms {
+                Some(forms) if !forms.is_empty() => {
+                    for ((regex, replacement), hs) in
+                        forms.into_iter().zip(hosts.chunks(HOSTS_PER_REGEX))
+                    {
+                        out.push(RegexRule {
+                            rule: r,
+                            emitted: hs.iter().map(|h| on_host(r, h)).collect(),
+                            regex,
+                            replacement,
+                            whole: true,
+                        });
+                    }
+                }
+                _ if hosts.is_empty() => skipped.push(skip(global_reason(r))),
+                _ => skipped.push(skip(format!(
                     "{}: {}",
                     global_reason(r),
                     no_regex_reason(&on_host(r, &hosts[0]), base)
@@ -630,10 +644,19 @@ mod tests {
             ("http://c.org/d/index.html", "http://c.org/d/index.html"),
             ("http://d.org/d/e/", "http://d.org/d/e/"),
         ];
+        // The emitted rules (host-scoped copies) export again, to the same rewrites.
+        let again = export(
+            &e.rules,
+            &Default::default(),
+            Format::RegexTsv,
+            &ExportOptions::default(),
+        );
+        assert!(again.skipped.is_empty(), "{:?}", again.skipped);
         for (url, want) in cases {
             let via_engine = engine.apply_rules(url.to_string()).url;
             assert_eq!(via_engine, want, "engine on {url}");
             assert_eq!(run_tsv(&e.text, url), want, "regexes on {url}");
+            assert_eq!(run_tsv(&again.text, url), want, "re-exported regexes on {url}");
         }
         // Scrapy: a cross-host drop of a name goes to its attested hosts.
         let plain = Rule::new(

@@ -316,21 +316,21 @@ fn read_warc(
     };
     let mut r = crate::input::open(path)?;
     let mut record = 0usize;
-    // A line over the limit ends the file (counted); other read errors are I/O errors.
+    // A line over the limit ends the file (counted once, by the caller, which sees `Err`).
     let line = |r: &mut dyn BufRead, rep: &mut PagesReport, record: usize| match read_line(r) {
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
             rep.skip(format!("{path}#{record}: {e}; stopped"));
-            Ok(None)
+            Ok(Err(()))
         }
-        x => x.map_err(io),
+        x => x.map(Ok).map_err(io),
     };
     loop {
         // Skip blank lines between records, then the version line.
         let version = loop {
             match line(&mut r, rep, record + 1)? {
-                None => return Ok(()),
-                Some(l) if l.trim().is_empty() => continue,
-                Some(l) => break l,
+                Err(()) | Ok(None) => return Ok(()),
+                Ok(Some(l)) if l.trim().is_empty() => continue,
+                Ok(Some(l)) => break l,
             }
         };
         record += 1;
@@ -344,12 +344,13 @@ fn read_warc(
         let mut h: Vec<(String, String)> = Vec::new();
         loop {
             match line(&mut r, rep, record)? {
-                None => {
+                Err(()) => return Ok(()),
+                Ok(None) => {
                     rep.skip(format!("{origin}: truncated headers"));
                     return Ok(());
                 }
-                Some(l) if l.is_empty() => break,
-                Some(l) => {
+                Ok(Some(l)) if l.is_empty() => break,
+                Ok(Some(l)) => {
                     if let Some((k, v)) = l.split_once(':') {
                         h.push((k.trim().to_string(), v.trim().to_string()));
                     }
@@ -362,7 +363,8 @@ fn read_warc(
         };
         if len > MAX_WARC_RECORD {
             // Streamed past, never buffered.
-            let n = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink()).map_err(io)?;
+            // A read error (a cut gzip stream) is a truncated record, as a short file is.
+            let n = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink()).unwrap_or(0);
             if n < len {
                 rep.skip(format!(
                     "{origin}: Content-Length {len} but the file ends after {n} bytes"
@@ -375,7 +377,10 @@ fn read_warc(
             continue;
         }
         let mut block = Vec::new();
-        (&mut r).take(len).read_to_end(&mut block).map_err(io)?;
+        if let Err(e) = (&mut r).take(len).read_to_end(&mut block) {
+            rep.skip(format!("{origin}: truncated block ({e})"));
+            return Ok(());
+        }
         if (block.len() as u64) < len {
             rep.skip(format!(
                 "{origin}: truncated block (Content-Length {len}, {} bytes left)",
@@ -557,7 +562,7 @@ mod tests {
                 "long header line",
                 [good.as_bytes(), long_line.as_bytes()].concat(),
                 1,
-                2,
+                1,
             ),
         ];
         for (name, bytes, pages, skipped) in cases {
@@ -570,6 +575,25 @@ mod tests {
                 "{name}: {rep:?}"
             );
         }
+        // A `.warc.gz` cut short (a partial download): the pages before the cut are kept, the
+        // cut record is counted, nothing fails.
+        let big = "x".repeat(200_000);
+        let page = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>{big}</p>");
+        let rec = |u: &str| {
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {u}\r\nContent-Length: {}\r\n\r\n{page}\r\n\r\n",
+                page.len()
+            )
+        };
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for u in ["http://a.org/1", "http://a.org/2", "http://a.org/3"] {
+            gz.write_all(rec(u).as_bytes()).unwrap();
+        }
+        let z = gz.finish().unwrap();
+        let p = t.join("cut.warc.gz");
+        std::fs::write(&p, &z[..z.len() * 5 / 6]).unwrap();
+        let (got, rep) = read_pages(p.to_str().unwrap()).unwrap();
+        assert_eq!((got.len(), rep.skipped), (2, 1), "{rep:?}");
         let _ = std::fs::remove_dir_all(&t);
     }
 }

@@ -410,8 +410,12 @@ fn nullable(slots: &[Slot]) -> bool {
 /// Regex and replacement of a learned rule, when expressible (see the module docs).
 pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
     // Cross-host rules are dedup-key rules: never exported as a rewrite of every host.
-    if rule.is_global() || rule.convention.is_some() {
+    if rule.is_global() {
         return None;
+    }
+    // A convention scoped to one host (a cross-host rule exported on that host).
+    if let Some(c) = &rule.convention {
+        return convention_regex(c, std::slice::from_ref(&rule.source.host));
     }
     regex_form_at(rule, &escape(&rule.source.host), None)
 }

@@ -32,7 +32,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
         "export: {exported} of {} rules exported, {} skipped{}",
         rules.len(),
         e.skipped.len(),
-        if global > 0 {
+        if global > 0 && a.format != dedust::ExportFormat::Json {
             format!(
                 "; {global} cross-host rules as fetch rewrites on the hosts that attest them (as {} host rules, the `--emitted` file)",
                 e.rules.len()
