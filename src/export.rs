@@ -656,7 +656,11 @@ mod tests {
             let via_engine = engine.apply_rules(url.to_string()).url;
             assert_eq!(via_engine, want, "engine on {url}");
             assert_eq!(run_tsv(&e.text, url), want, "regexes on {url}");
-            assert_eq!(run_tsv(&again.text, url), want, "re-exported regexes on {url}");
+            assert_eq!(
+                run_tsv(&again.text, url),
+                want,
+                "re-exported regexes on {url}"
+            );
         }
         // Scrapy: a cross-host drop of a name goes to its attested hosts.
         let plain = Rule::new(
