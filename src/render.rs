@@ -437,11 +437,7 @@ pub(crate) fn regex_form_on_hosts(rule: &Rule, hosts: &[String]) -> Option<(Stri
     if rule.output.host.is_some() {
         return None;
     }
-    let alt = hosts
-        .iter()
-        .map(|h| escape(h))
-        .collect::<Vec<_>>()
-        .join("|");
+    let alt = alternation(hosts.iter().map(String::as_str));
     regex_form_at(rule, &format!("({alt})"), Some(()))
 }
 
@@ -449,18 +445,22 @@ pub(crate) fn regex_form_on_hosts(rule: &Rule, hosts: &[String]) -> Option<(Stri
 /// (the URLs rules apply to): `(scheme)://` … `(path and query)`.
 const SCHEME_RE: &str = "([a-z][a-z0-9+.-]*)";
 
+/// Escaped hosts joined by `|` (the body of a host alternation).
+fn alternation<'a>(hosts: impl IntoIterator<Item = &'a str>) -> String {
+    hosts.into_iter().map(escape).collect::<Vec<_>>().join("|")
+}
+
 /// Regex and replacement of a URL convention on `hosts` (mirrors the engine's
 /// `apply_convention`; rules never apply to URLs with a port, user info or fragment, and the
 /// regexes cannot match those either).
 fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(String, String)> {
     use crate::rules::Convention as C;
-    let alt = |hs: &mut dyn Iterator<Item = &str>| hs.map(escape).collect::<Vec<_>>().join("|");
     let q = "((?:\\?[^#]*)?)";
     Some(match c {
         C::Https => (
             format!(
                 "^http://({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
-                alt(&mut hosts.iter().map(String::as_str))
+                alternation(hosts.iter().map(String::as_str))
             ),
             "https://$1$2".into(),
         ),
@@ -472,7 +472,7 @@ fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://www\\.({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
-                    alt(&mut bare.into_iter())
+                    alternation(bare)
                 ),
                 "$1://$2$3".into(),
             )
@@ -484,7 +484,7 @@ fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://({})((?:/[^?#]*)?/){}{q}$",
-                    alt(&mut hosts.iter().map(String::as_str)),
+                    alternation(hosts.iter().map(String::as_str)),
                     escape(name)
                 ),
                 "$1://$2$3$4".into(),
@@ -493,7 +493,7 @@ fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(S
         C::TrailingSlash => (
             format!(
                 "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{q}$",
-                alt(&mut hosts.iter().map(String::as_str))
+                alternation(hosts.iter().map(String::as_str))
             ),
             "$1://$2$3$4".into(),
         ),
