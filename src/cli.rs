@@ -82,6 +82,16 @@ pub struct TruthFormat {
     pub format: dedust::InputFormat,
 }
 
+/// Who may be merged with whom.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct SiteFlags {
+    /// Learn aliases between different registrable domains (`a.example` → `b.example`) from
+    /// equal content. Off by default: a site that copies another's pages would take its URLs
+    /// over. Use only on data where every site is trusted (your own mirrors).
+    #[arg(long)]
+    pub allow_cross_site: bool,
+}
+
 /// Validation thresholds and where validation looks.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct ValidateFlags {
@@ -303,6 +313,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub validate: ValidateFlags,
     #[command(flatten)]
+    pub sites: SiteFlags,
+    #[command(flatten)]
     pub base: BaseFlags,
     /// Output HTML file.
     #[arg(short, long, default_value = "dedust-report.html")]
@@ -353,6 +365,8 @@ pub struct LearnArgs {
     pub explain: Option<String>,
     #[command(flatten)]
     pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub sites: SiteFlags,
     #[command(flatten)]
     pub base: BaseFlags,
     /// Largest cluster aligned whole; bigger ones are sampled.
@@ -430,6 +444,8 @@ pub struct EvaluateArgs {
     pub truth_format: TruthFormat,
     #[command(flatten)]
     pub validate: ValidateFlags,
+    #[command(flatten)]
+    pub sites: SiteFlags,
     #[command(flatten)]
     pub base: BaseFlags,
     /// JSON output.

@@ -383,6 +383,11 @@ pub struct LearnOptions {
     pub base: BaseOptions,
     /// Largest number of members aligned per cluster; bigger clusters are sampled (deterministically).
     pub max_cluster: usize,
+    /// Learn aliases between registrable domains from content equality (`--allow-cross-site`).
+    /// Off by default: equal text on two sites proves only that one copied the other, so a
+    /// cluster spanning several sites is learned as one cluster per site (see README, "Limits
+    /// and threat model"). On, an alias still never points a site at one seen in fewer clusters.
+    pub allow_cross_site: bool,
 }
 
 impl Default for LearnOptions {
@@ -390,6 +395,7 @@ impl Default for LearnOptions {
         LearnOptions {
             base: BaseOptions::default(),
             max_cluster: 256,
+            allow_cross_site: false,
         }
     }
 }
@@ -409,6 +415,9 @@ pub struct LearnStats {
     pub capped: usize,
     /// Member → canonical pairs.
     pub pairs: usize,
+    /// Clusters spanning several registrable domains, learned as one cluster per site (no
+    /// cross-site alias; see [`LearnOptions::allow_cross_site`]).
+    pub cross_site: usize,
 }
 
 /// URL split into the units rules work on.
@@ -642,6 +651,36 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>,
     (set.into_iter().collect(), bad)
 }
 
+/// A cluster's sorted URLs split by registrable domain (order kept within each part, parts in
+/// order of first URL). One part, without allocating, when every URL is on one site — the usual
+/// case, checked by host first so the Public Suffix List is consulted only when hosts differ.
+///
+/// # Complexity
+/// `O(n)` host comparisons; `O(n · d)` when the cluster spans `d` sites.
+fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
+    fn host(u: &str) -> &str {
+        split_url(u).map_or("", |p| p.host)
+    }
+    let site = |u: &str| crate::site::registrable_domain(host(u)).to_string();
+    let first = urls.first().map_or("", |u| host(u));
+    if urls.iter().all(|u| host(u) == first) {
+        return vec![urls];
+    }
+    let first_site = site(&urls[0]);
+    if urls.iter().all(|u| site(u) == first_site) {
+        return vec![urls];
+    }
+    let mut parts: Vec<(String, Vec<String>)> = Vec::new();
+    for u in urls {
+        let s = site(&u);
+        match parts.iter_mut().find(|(k, _)| *k == s) {
+            Some((_, v)) => v.push(u),
+            None => parts.push((s, vec![u])),
+        }
+    }
+    parts.into_iter().map(|(_, v)| v).collect()
+}
+
 /// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
 /// scheme and host of the members' most common site. `None` for fewer than two URLs.
 fn cluster_target(
@@ -686,11 +725,16 @@ fn cluster_target(
 }
 
 /// Group keys of every sampled member → target pair of one cluster.
+///
+/// A scheme/host alias between two registrable domains (possible only with
+/// [`LearnOptions::allow_cross_site`]) is observed only when the target site is in more
+/// clusters than the member's (`popularity`): never toward a site with less evidence.
 fn observations(
     ci: usize,
     urls: &[String],
     sample: &[u32],
     target: &str,
+    popularity: &HashMap<String, usize>,
     out: &mut Vec<(GroupKey, Pair)>,
 ) {
     let Some(cu) = Units::parse(target) else {
@@ -713,7 +757,10 @@ fn observations(
         // A scheme/host difference is its own (alias) observation; the rest of the pair is
         // described as if the alias had been applied, so path/query rules are learned once, on
         // the canonical host, whatever alias a member came from.
-        if uu.scheme != cu.scheme {
+        let cross_site = uu.host != cu.host
+            && crate::site::registrable_domain(&uu.host)
+                != crate::site::registrable_domain(&cu.host);
+        if uu.scheme != cu.scheme && !cross_site {
             out.push((GroupKey::Convention(Convention::Https), pair(true)));
         }
         if uu.host != cu.host
@@ -722,7 +769,16 @@ fn observations(
         {
             out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
         }
-        if uu.scheme != cu.scheme || uu.host != cu.host {
+        let established = |scheme: &str, host: &str| {
+            popularity
+                .get(&format!("\u{2}{scheme}://{host}"))
+                .copied()
+                .unwrap_or(0)
+        };
+        if (uu.scheme != cu.scheme || uu.host != cu.host)
+            && (!cross_site
+                || established(&cu.scheme, &cu.host) > established(&uu.scheme, &uu.host))
+        {
             out.push((
                 GroupKey::Alias {
                     from: (uu.scheme.clone(), uu.host.clone()),
@@ -1372,6 +1428,9 @@ pub struct Prepared {
     pub sample: Vec<Vec<u32>>,
     /// Label per cluster (hash of the id, as in [`crate::validate::labeled`]).
     pub labels: Vec<usize>,
+    /// Whether aliases between registrable domains may be learned
+    /// ([`LearnOptions::allow_cross_site`]).
+    pub allow_cross_site: bool,
 }
 
 impl Prepared {
@@ -1407,7 +1466,10 @@ impl Prepared {
         urls: usize,
         opts: &LearnOptions,
     ) -> (Prepared, LearnStats) {
-        let mut prep = Prepared::default();
+        let mut prep = Prepared {
+            allow_cross_site: opts.allow_cross_site,
+            ..Default::default()
+        };
         let mut stats = LearnStats {
             clusters: per.len(),
             urls,
@@ -1416,20 +1478,40 @@ impl Prepared {
         for ((urls, bad), id) in per.into_iter().zip(ids) {
             stats.bad_urls += bad;
             stats.multi += usize::from(urls.len() >= 2);
-            let n = urls.len();
-            let sample: Vec<u32> = if n > opts.max_cluster {
-                stats.capped += 1;
-                (0..opts.max_cluster)
-                    .map(|i| (i * n / opts.max_cluster) as u32)
-                    .collect()
+            let parts = if opts.allow_cross_site {
+                vec![urls]
             } else {
-                (0..n as u32).collect()
+                per_site(urls)
             };
-            prep.urls.push(urls);
-            prep.sample.push(sample);
-            prep.labels.push(crate::render::fnv(id) as usize);
+            stats.cross_site += usize::from(parts.len() > 1);
+            let label = crate::render::fnv(id) as usize;
+            for urls in parts {
+                prep.push(urls, label, opts, &mut stats);
+            }
         }
         (prep, stats)
+    }
+
+    /// Add one cluster (sorted distinct URLs), sampled to [`LearnOptions::max_cluster`].
+    fn push(
+        &mut self,
+        urls: Vec<String>,
+        label: usize,
+        opts: &LearnOptions,
+        stats: &mut LearnStats,
+    ) {
+        let n = urls.len();
+        let sample: Vec<u32> = if n > opts.max_cluster {
+            stats.capped += 1;
+            (0..opts.max_cluster)
+                .map(|i| (i * n / opts.max_cluster) as u32)
+                .collect()
+        } else {
+            (0..n as u32).collect()
+        };
+        self.urls.push(urls);
+        self.sample.push(sample);
+        self.labels.push(label);
     }
 
     /// The labelled URLs, moved out (for validation).
@@ -1525,7 +1607,7 @@ pub fn candidates_from(
             |(mut m, mut n, mut buf), c| {
                 if let Some(t) = &targets[c] {
                     buf.clear();
-                    observations(c, &prep.urls[c], &prep.sample[c], t, &mut buf);
+                    observations(c, &prep.urls[c], &prep.sample[c], t, &popularity, &mut buf);
                     for (k, p) in buf.drain(..) {
                         n += usize::from(matches!(k, GroupKey::Template { .. }));
                         m.entry(k).or_default().push(p);
@@ -1586,6 +1668,54 @@ mod tests {
     fn learn(cl: &[Cluster]) -> Vec<(String, String)> {
         let (rules, _) = learn_candidates(cl, &LearnOptions::default(), &|_| {});
         rules.into_iter().map(|r| (r.pattern, r.target)).collect()
+    }
+
+    #[test]
+    fn clusters_split_per_registrable_domain() {
+        let v = |u: &[&str]| u.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cases: [(&[&str], &[&[&str]]); 4] = [
+            (&[], &[&[]]),
+            (
+                &["http://a.org/1", "https://a.org/1?x"],
+                &[&["http://a.org/1", "https://a.org/1?x"]],
+            ),
+            // `www.` and other subdomains are the same site.
+            (
+                &["http://a.org/1", "http://www.a.org/1"],
+                &[&["http://a.org/1", "http://www.a.org/1"]],
+            ),
+            (
+                &[
+                    "http://a.co/1",
+                    "http://b.org/1",
+                    "http://c.a.co/1",
+                    "http://x.b.org/2",
+                ],
+                &[
+                    &["http://a.co/1", "http://c.a.co/1"],
+                    &["http://b.org/1", "http://x.b.org/2"],
+                ],
+            ),
+        ];
+        for (urls, want) in cases {
+            let want: Vec<Vec<String>> = want.iter().map(|p| v(p)).collect();
+            assert_eq!(per_site(v(urls)), want, "{urls:?}");
+        }
+        let (prep, stats) = Prepared::new(
+            &[mk(
+                "c",
+                &["http://a.co/1", "http://b.org/1", "http://b.org/1?s=2"],
+            )],
+            &LearnOptions::default(),
+        );
+        assert_eq!(
+            (prep.urls.len(), stats.cross_site, stats.clusters),
+            (2, 1, 1)
+        );
+        assert_eq!(
+            prep.labels[0], prep.labels[1],
+            "one truth cluster for validation"
+        );
     }
 
     #[test]

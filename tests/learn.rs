@@ -179,3 +179,51 @@ fn output_is_deterministic_across_thread_counts() {
     assert!(a.status.success() && b.status.success());
     assert_eq!(a.stdout, b.stdout);
 }
+
+/// Issue #10, host takeover: a site that re-serves a victim's pages (same digest) must not make
+/// learn alias the victim's host onto its own, whatever the host names' lengths.
+#[test]
+fn copied_pages_never_move_the_victim_onto_the_copier() {
+    let t = TempDir::new("learn-hijack");
+    let row = |u: &str, d: usize| {
+        format!("x 2024 {{\"url\": \"{u}\", \"status\": \"200\", \"digest\": \"D{d}\"}}\n")
+    };
+    let mut tie = String::new();
+    for n in 0..20 {
+        tie += &row(&format!("https://www.victim.com/a/{n}"), n);
+        tie += &row(&format!("https://a.co/a/{n}"), n);
+        tie += &row(&format!("https://a.co/a/{n}?ref=x"), n);
+    }
+    // The victim is also seen alone in 10 more clusters: more evidence of being the original.
+    let mut more = tie.clone();
+    for n in 20..30 {
+        more += &row(&format!("https://www.victim.com/b/{n}"), n);
+        more += &row(&format!("https://www.victim.com/b/{n}?utm_source=z"), n);
+    }
+    let tie = t.write("tie.cdxj", tie.as_bytes());
+    let more = t.write("more.cdxj", more.as_bytes());
+    let victim = "https://www.victim.com/a/7";
+    let copy = "https://a.co/a/7";
+    for (input, extra, want_victim, want_copy) in [
+        (&tie, None, victim, copy),
+        (&tie, Some("--no-validate"), victim, copy),
+        (&more, None, victim, copy),
+        (&tie, Some("--allow-cross-site"), victim, copy),
+        // Consent given: the copier moves onto the site with more evidence, never the reverse.
+        (&more, Some("--allow-cross-site"), victim, victim),
+    ] {
+        let rules = t.path("r.json");
+        let mut args = vec!["learn", input.as_str(), "-o", &rules];
+        args.extend(extra);
+        let o = dedust(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).contains("learned per site"),
+            extra != Some("--allow-cross-site"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+        let out = normalize_with(&rules, &[victim, copy]);
+        assert_eq!(out, [want_victim, want_copy], "{input} {extra:?}");
+    }
+}

@@ -10,6 +10,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
     let cfg = LearnConfig {
         learn: LearnOptions {
             base,
+            allow_cross_site: a.sites.allow_cross_site,
             ..Default::default()
         },
         validate: Some(a.validate.options()),

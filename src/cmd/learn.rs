@@ -22,6 +22,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         learn: LearnOptions {
             base: a.base.options(),
             max_cluster: a.max_cluster.max(2),
+            allow_cross_site: a.sites.allow_cross_site,
         },
         validate: (!a.no_validate).then_some(a.validate.options()),
         holdout: a.validate.holdout(),
@@ -107,6 +108,12 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         s.bad_urls,
         s.pairs
     );
+    if s.cross_site > 0 {
+        eprintln!(
+            "learn: {} clusters span several registrable domains and were learned per site (equal content on two sites is no evidence that one is an alias of the other; --allow-cross-site learns such aliases)",
+            s.cross_site
+        );
+    }
     match &out.validation {
         Some(v) => eprintln!(
             "learn: {} candidates → {} rules ({} cross-host; rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent, {} host rules covered by cross-host ones)",

@@ -16,6 +16,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     let cfg = |max_fpr: f64| LearnConfig {
         learn: LearnOptions {
             base,
+            allow_cross_site: a.sites.allow_cross_site,
             ..Default::default()
         },
         validate: Some(ValidateOptions {
