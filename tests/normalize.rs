@@ -269,3 +269,74 @@ fn line_buffered_answers_each_line_while_the_input_stays_open() {
         assert!(child.wait().unwrap().success());
     }
 }
+
+/// Issue #10, data loss: `normalize F -o F` (any spelling of F) is refused before anything is
+/// written; other commands refuse an output that is one of their inputs the same way.
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let t = TempDir::new("normalize-same");
+    let urls = b"http://a.org/x?utm_source=1\nhttp://b.org/\n";
+    let f = t.write("f.txt", urls);
+    let link = t.path("link.txt");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    let dotted = t.0.join(".").join("f.txt").to_string_lossy().into_owned();
+    let rules = t.write("r.json", &std::fs::read("rules/demo.json").unwrap());
+    for args in [
+        vec!["normalize", &f, "-o", &f],
+        vec!["normalize", &link, "-o", &dotted],
+        vec!["normalize", &f, "-r", &rules, "-o", &rules],
+        vec!["learn", &f, "-o", &f],
+        vec!["export", "-r", &rules, "--format", "nutch", "-o", &rules],
+        vec!["merge", &rules, "-o", &rules],
+    ] {
+        let before = std::fs::read(&rules).unwrap();
+        let o = dedust(&args, b"");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is also an input"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), urls, "{args:?}");
+        assert_eq!(std::fs::read(&rules).unwrap(), before, "{args:?}");
+    }
+    // A distinct output, and a device, are fine.
+    let out = t.path("out.txt");
+    let o = dedust(&["normalize", &f, "-o", &out], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+    let o = dedust(&["normalize", &f, "-o", "/dev/null"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Issue #10, data loss: an output is replaced whole or not at all. A write cut short (here the
+/// file-size limit kills the process mid-write) leaves the previous file as it was.
+#[test]
+fn a_write_cut_short_leaves_the_previous_output_intact() {
+    let t = TempDir::new("normalize-atomic");
+    let mut big = String::new();
+    for i in 0..20_000 {
+        big += &format!("http://a.org/page/{i}?utm_source=x\n");
+    }
+    let f = t.write("f.txt", big.as_bytes());
+    let out = t.write("out.txt", b"the previous good output\n");
+    let sh = format!(
+        "ulimit -f 16; exec '{}' normalize '{f}' -o '{out}'",
+        env!("CARGO_BIN_EXE_dedust")
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &sh])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the size limit must stop the write");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "the previous good output\n"
+    );
+    let o = dedust(&["normalize", &f, "-o", &out], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        20_000
+    );
+}

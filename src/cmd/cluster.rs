@@ -4,6 +4,7 @@ use crate::cli::ClusterArgs;
 use anyhow::anyhow;
 
 pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
+    super::refuse_overwrite(&[a.output.as_deref()], &[&a.pages])?;
     crate::cli::threads(a.threads);
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let t = std::time::Instant::now();

@@ -5,6 +5,24 @@ use crate::cli::EvaluateArgs;
 use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
 
 pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
+    let saved: Vec<String> = a
+        .save
+        .iter()
+        .flat_map(|d| {
+            ["rules.json", "train.tsv", "test.tsv"].map(|f| {
+                std::path::Path::new(d)
+                    .join(f)
+                    .to_string_lossy()
+                    .into_owned()
+            })
+        })
+        .collect();
+    let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    inputs.push(&a.truth);
+    super::refuse_overwrite(
+        &saved.iter().map(|s| Some(s.as_str())).collect::<Vec<_>>(),
+        &inputs,
+    )?;
     let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let cfg = LearnConfig {

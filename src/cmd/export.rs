@@ -3,6 +3,8 @@
 use crate::cli::ExportArgs;
 
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
+    let inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    super::refuse_overwrite(&[a.output.as_deref(), a.emitted.as_deref()], &inputs)?;
     let (rules, base) = super::load_rule_files(&a.rules)?;
     let opts = dedust::ExportOptions { passes: a.passes };
     let e = dedust::export(&rules, &base, a.format, &opts);

@@ -4,6 +4,7 @@ use crate::cli::{ImportArgs, ImportFormat};
 use anyhow::Context;
 
 pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
+    super::refuse_overwrite(&[a.output.as_deref()], &[&a.input])?;
     let text = std::fs::read_to_string(&a.input).with_context(|| format!("reading {}", a.input))?;
     let rules = match a.format {
         ImportFormat::Nutch => dedust::import_nutch(&text, &a.input)?,

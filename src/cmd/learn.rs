@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::time::Instant;
 
 pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
+    super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
     crate::cli::threads(a.threads);
     let t0 = Instant::now();
     let clusters = super::read_clusters(&a.input, a.format)?;

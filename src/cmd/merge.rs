@@ -3,6 +3,8 @@
 use crate::cli::MergeArgs;
 
 pub fn run(a: MergeArgs) -> anyhow::Result<i32> {
+    let inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
     let files = a
         .rules
         .iter()

@@ -12,19 +12,18 @@ pub mod synth;
 pub mod validate;
 pub mod verify;
 
-/// Write text to `-o FILE` or stdout.
+/// Write text to `-o FILE` (atomically: see [`create_output`]) or stdout.
 pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::io::Write;
     match path {
         Some(p) if p != "-" => {
-            if let Some(dir) = std::path::Path::new(p).parent() {
-                if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir)
-                        .with_context(|| format!("creating {}", dir.display()))?;
-                }
-            }
-            std::fs::write(p, text).with_context(|| format!("writing {p}"))
+            let (mut f, pending) = create_output(p)?;
+            f.write_all(text.as_bytes())
+                .and_then(|()| f.flush())
+                .with_context(|| format!("writing {p}"))?;
+            drop(f);
+            pending.commit()
         }
         _ => {
             let mut o = std::io::stdout().lock();
@@ -32,6 +31,120 @@ pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
             o.flush().context("writing stdout")
         }
     }
+}
+
+/// An output file not yet in place: see [`create_output`].
+pub struct Pending {
+    /// The temporary file (`None` once renamed, or when writing the target directly).
+    tmp: Option<std::path::PathBuf>,
+    dst: std::path::PathBuf,
+    /// A handle on the temporary file, to sync it before the rename.
+    sync: Option<std::fs::File>,
+}
+
+impl Pending {
+    /// Put the written file in place (sync, then rename over the target).
+    pub fn commit(mut self) -> anyhow::Result<()> {
+        use anyhow::Context;
+        if let Some(tmp) = self.tmp.take() {
+            let res = self
+                .sync
+                .take()
+                .map_or(Ok(()), |f| f.sync_all())
+                .and_then(|()| std::fs::rename(&tmp, &self.dst));
+            if let Err(e) = res {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e).with_context(|| format!("writing {}", self.dst.display()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pending {
+    /// Not committed (an error on the way): the target stays as it was.
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Open `-o FILE` for writing, all or nothing: the bytes go to a temporary file in the target's
+/// directory, which replaces the target only on [`Pending::commit`], so a killed run, a full
+/// disk or a write error never leaves a truncated file where a good one was. A target that
+/// exists and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written directly;
+/// a symbolic link is followed (the file it points to is replaced). Missing directories are
+/// created; an existing target keeps its permissions.
+pub fn create_output(p: &str) -> anyhow::Result<(std::fs::File, Pending)> {
+    use anyhow::Context;
+    let path = std::path::Path::new(p);
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("opening {p}"))?;
+            let pending = Pending {
+                tmp: None,
+                dst: path.into(),
+                sync: None,
+            };
+            return Ok((f, pending));
+        }
+    }
+    let dst = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let dir = match dst.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = dst
+        .file_name()
+        .map_or("out".into(), |n| n.to_string_lossy());
+    let mut n = 0u32;
+    let (tmp, f) = loop {
+        let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", tmp.display())),
+        }
+    };
+    if let Ok(m) = std::fs::metadata(&dst) {
+        let _ = f.set_permissions(m.permissions());
+    }
+    let sync = f.try_clone().ok();
+    Ok((
+        f,
+        Pending {
+            tmp: Some(tmp),
+            dst,
+            sync,
+        },
+    ))
+}
+
+/// Fail before any work when an output is one of the inputs (the same file, by device and
+/// inode, whatever the path spelling): `normalize F -o F` would read a file while replacing it.
+pub fn refuse_overwrite(outputs: &[Option<&str>], inputs: &[&str]) -> anyhow::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    for out in outputs.iter().flatten().filter(|p| **p != "-") {
+        let Some(o) = id(out) else { continue };
+        if let Some(i) = inputs.iter().find(|i| **i != "-" && id(i) == Some(o)) {
+            if std::fs::metadata(out).is_ok_and(|m| m.is_file()) {
+                anyhow::bail!(
+                    "refusing to write {out}: it is also an input ({i}); write to another file, then move it"
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Read the clusters of a file, with the skip summary on stderr.

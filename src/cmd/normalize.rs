@@ -10,7 +10,6 @@
 //! through unchanged, counted and reported.
 
 use crate::cli::NormalizeArgs;
-use anyhow::Context;
 use dedust::normalize::{BadLine, LineStatus};
 use dedust::Normalizer;
 use std::collections::{BTreeMap, HashSet};
@@ -288,14 +287,20 @@ fn settle(mut p: Piece, dedup: bool, seen: &mut HashSet<Vec<u8>>, st: &mut Stats
 }
 
 pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
+    let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    inputs.extend(a.input.as_deref());
+    super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
     let rules = super::load_rules(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);
     let input = a.input.clone().unwrap_or_else(|| "-".into());
     let r = dedust::input::open(&input)?;
+    let mut pending = None;
     let out: Box<dyn Write + Send> = match a.output.as_deref() {
         Some(p) if p != "-" => {
-            Box::new(std::fs::File::create(p).with_context(|| format!("creating {p}"))?)
+            let (f, done) = super::create_output(p)?;
+            pending = Some(done);
+            Box::new(f)
         }
         _ => Box::new(std::io::stdout()),
     };
@@ -326,6 +331,9 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         // The consumer went away (`| head`): stop quietly, as Unix filters do.
         return Ok(0);
     };
+    if let Some(p) = pending {
+        p.commit()?;
+    }
     report(&a, &n, &st);
     let bad: usize = st.bad.values().sum();
     Ok(if a.strict && bad > 0 { 3 } else { 0 })

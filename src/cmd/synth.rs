@@ -24,11 +24,12 @@ pub fn run(a: SynthArgs) -> anyhow::Result<i32> {
     if a.html {
         use std::io::Write;
         let path = dir.join("pages.jsonl.gz");
-        let f = std::fs::File::create(&path)
-            .map_err(|e| anyhow::anyhow!("creating {}: {e}", path.display()))?;
+        let (f, pending) = super::create_output(&path.to_string_lossy())?;
         let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::default());
-        gz.write_all(dedust::synth::pages_jsonl(&out).as_bytes())?;
-        gz.finish()?;
+        gz.write_all(dedust::synth::pages_jsonl(&out).as_bytes())
+            .and_then(|()| gz.finish().map(drop))
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        pending.commit()?;
     }
     eprintln!(
         "synth: {} sites, {} URLs → {}",

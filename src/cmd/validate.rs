@@ -4,6 +4,9 @@
 use crate::cli::ValidateArgs;
 
 pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
+    let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    inputs.push(&a.truth);
+    super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
     let mut rules = super::load_rules(&a.rules)?;
     let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();

@@ -5,6 +5,9 @@ use crate::cli::VerifyArgs;
 use anyhow::anyhow;
 
 pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
+    let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    inputs.push(&a.pages);
+    super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let (rules, base_settings) = super::load_rule_files(&a.rules)?;
     let pages = super::read_pages(&a.pages)?;
