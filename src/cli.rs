@@ -34,6 +34,32 @@ fn share(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A share strictly between 0 and 1 (`--test-fraction`): 0 or 1 leaves one side of the split
+/// empty.
+fn open_share(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a share strictly between 0 and 1"))
+    }
+}
+
+/// A similarity threshold in (0, 1] (`--threshold`).
+fn threshold(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not in (0, 1]"))
+    }
+}
+
+/// A whole number ≥ `min` (counts such as `--folds`, `--threads`, `--min-support`).
+fn at_least(min: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(min..)
+}
+
 /// A finite weight ≥ 0 (`--family-weight`).
 fn weight(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
@@ -97,7 +123,7 @@ pub struct SiteFlags {
 pub struct ValidateFlags {
     /// Validate on this held-out share of the input (learning on the rest); 0 validates every
     /// candidate on the whole input.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub holdout: f64,
     /// How the held-out share is split off: `url`, `cluster` or `host`.
     #[arg(long, default_value = "url")]
@@ -106,18 +132,18 @@ pub struct ValidateFlags {
     #[arg(long, default_value_t = 1)]
     pub holdout_seed: u64,
     /// Least number of validation URLs a rule must merge correctly or not.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = at_least(1))]
     pub min_support: usize,
     /// Highest share of a rule's merges that may join different content.
     #[arg(long, default_value_t = 0.15, value_parser = share)]
     pub max_fpr: f64,
     /// Least registrable domains a cross-host rule (scope `*`) must be seen merging duplicates
     /// on (and never different content).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = at_least(1))]
     pub min_sites: usize,
     /// Least URLs a family of many → one rules (varying ids sent to one fixed page, such as a
     /// login wall) must merge, pooled over the host's rules with that target.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = at_least(1))]
     pub min_collapse: usize,
     /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
     /// is judged by (rules sending ids to one login wall are evidence for each other); 0 judges
@@ -164,7 +190,7 @@ pub struct SimFlags {
     pub measure: dedust::similarity::Measure,
     /// Threshold t in (0, 1] (default: 0.9 tdw, 0.95 simscore, 0.9 spearman); for tdw the
     /// Jaccard of the term sets must reach t and the angle be at most 180·(1 − t) degrees.
-    #[arg(long)]
+    #[arg(long, value_parser = threshold)]
     pub threshold: Option<f64>,
     /// Only pages whose sentence counts differ by less than this can be duplicates.
     #[arg(long)]
@@ -203,7 +229,7 @@ pub struct VerifyArgs {
     #[arg(long, requires = "output")]
     pub prune: bool,
     /// Highest share of refuted pairs a rule may have to survive --prune.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = share)]
     pub max_refuted: f64,
     /// Where --prune writes the rule file.
     #[arg(short, long)]
@@ -221,7 +247,7 @@ pub struct ClusterArgs {
     #[arg(short, long)]
     pub output: Option<String>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least(1))]
     pub threads: Option<usize>,
 }
 
@@ -245,7 +271,7 @@ pub struct ExportArgs {
     pub format: dedust::ExportFormat,
     /// Times the rule list is repeated for single-pass crawlers (StormCrawler, Heritrix); fewer
     /// than the passes a URL needs gives a different result than `dedust normalize`.
-    #[arg(long, default_value_t = dedust::normalize::MAX_ROUNDS)]
+    #[arg(long, default_value_t = dedust::normalize::MAX_ROUNDS, value_parser = at_least(1))]
     pub passes: usize,
     /// Also write the exported rules as a dedust rule file: `dedust normalize --no-base` with it
     /// does exactly what the crawler does with the export.
@@ -305,7 +331,7 @@ pub struct ReportArgs {
     #[arg(long, default_value = "url")]
     pub split: dedust::SplitMode,
     /// Share held out for testing.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, value_parser = open_share)]
     pub test_fraction: f64,
     /// Split seed.
     #[arg(long, default_value_t = 1)]
@@ -324,10 +350,10 @@ pub struct ReportArgs {
 #[derive(Args, Debug)]
 pub struct SynthArgs {
     /// Number of sites.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = at_least(1))]
     pub sites: usize,
     /// Pages (distinct contents) per site.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = at_least(1))]
     pub pages: usize,
     /// Seed.
     #[arg(long, default_value_t = 1)]
@@ -370,10 +396,10 @@ pub struct LearnArgs {
     #[command(flatten)]
     pub base: BaseFlags,
     /// Largest cluster aligned whole; bigger ones are sampled.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = at_least(2))]
     pub max_cluster: usize,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least(1))]
     pub threads: Option<usize>,
     /// No progress bar.
     #[arg(short, long)]
@@ -409,7 +435,7 @@ pub struct NormalizeArgs {
     #[command(flatten)]
     pub base: BaseFlags,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least(1))]
     pub threads: Option<usize>,
     /// Answer each line as soon as it arrives and flush after each (for a program that writes a
     /// URL and waits for its canonical form); on by default when stdin or stdout is a terminal.
@@ -432,10 +458,10 @@ pub struct EvaluateArgs {
     #[arg(long, default_value = "url")]
     pub split: dedust::SplitMode,
     /// Share of the data held out for testing.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, value_parser = open_share)]
     pub test_fraction: f64,
     /// K-fold cross-validation instead of one split (for small data).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least(2))]
     pub folds: Option<usize>,
     /// Split seed.
     #[arg(long, default_value_t = 1)]

@@ -80,7 +80,7 @@ impl ReadReport {
     }
 }
 
-/// Open a path (or `-`) with transparent gzip.
+/// Open a path (or `-`) with transparent gzip; a leading UTF-8 byte order mark is skipped.
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     let io = |e| Error::Io {
         path: path.to_string(),
@@ -93,14 +93,19 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     };
     let mut br = BufReader::with_capacity(1 << 16, raw);
     let head = br.fill_buf().map_err(io)?;
-    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-        Ok(Box::new(BufReader::with_capacity(
+    let mut r: Box<dyn BufRead + Send> = if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Box::new(BufReader::with_capacity(
             1 << 16,
             flate2::read::MultiGzDecoder::new(br),
-        )))
+        ))
     } else {
-        Ok(Box::new(br))
+        Box::new(br)
+    };
+    // A UTF-8 byte order mark would glue itself to the first header or URL.
+    if r.fill_buf().map_err(io)?.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
     }
+    Ok(r)
 }
 
 struct Acc {
@@ -198,6 +203,9 @@ pub fn read_clusters_from(
         }
         lineno += 1;
         rep.lines += 1;
+        if lineno == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+            buf.drain(..3);
+        }
         while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
             buf.pop();
         }
@@ -419,6 +427,9 @@ mod tests {
                 1,
             ),
             ("a.tsv", b"cluster\turl\nx\thttp://h/\xff\xfe\nx\thttp://h/2\n", 1, 1, 1, 0),
+            // A byte order mark before the header or the first record is skipped.
+            ("a.tsv", b"\xEF\xBB\xBFcluster\turl\nx\thttp://h/1\n", 1, 1, 0, 0),
+            ("a.jsonl", b"\xEF\xBB\xBF{\"cluster\":\"x\",\"url\":\"http://h/1\"}\n", 1, 1, 0, 0),
         ];
         for (name, data, nc, nr, ns, nf) in cases {
             let (c, rep) = read(name, data).unwrap();
@@ -429,6 +440,29 @@ mod tests {
                 String::from_utf8_lossy(data)
             );
         }
+    }
+
+    #[test]
+    fn open_skips_a_byte_order_mark_plain_or_gzipped() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("dedust-bom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = b"\xEF\xBB\xBFhttp://h/1\n";
+        let plain = dir.join("u.txt");
+        std::fs::write(&plain, text).unwrap();
+        let gz = dir.join("u.txt.gz");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text).unwrap();
+        std::fs::write(&gz, e.finish().unwrap()).unwrap();
+        for p in [plain, gz] {
+            let mut s = String::new();
+            open(p.to_str().unwrap())
+                .unwrap()
+                .read_to_string(&mut s)
+                .unwrap();
+            assert_eq!(s, "http://h/1\n", "{}", p.display());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -154,16 +154,26 @@ impl RuleFile {
             format: Option<serde_json::Value>,
             version: Option<serde_json::Value>,
         }
+        // A UTF-8 byte order mark (editors on Windows write one) is not part of the JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // serde_json's messages end with "at line L column C".
         let h: Header = serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
         if h.format.as_ref().and_then(|f| f.as_str()) != Some("dedust-rules") {
             return Err(err("missing \"format\": \"dedust-rules\"".into()));
         }
-        let ver = h.version.as_ref().and_then(|x| x.as_u64()).unwrap_or(0);
-        if ver == 0 || ver > u64::from(VERSION) {
-            return Err(err(format!(
-                "unsupported version {ver} (this dedust reads {VERSION})"
-            )));
+        match h.version.as_ref().map(|v| (v, v.as_u64())) {
+            Some((_, Some(v))) if v >= 1 && v <= u64::from(VERSION) => {}
+            Some((_, Some(v))) if v > u64::from(VERSION) => {
+                return Err(err(format!(
+                    "version {v} is newer than this dedust reads ({VERSION}): upgrade dedust"
+                )))
+            }
+            Some((v, _)) => {
+                return Err(err(format!(
+                    "\"version\" must be a whole number from 1 to {VERSION}, got {v}"
+                )))
+            }
+            None => return Err(err("missing \"version\"".into())),
         }
         let mut f: RuleFile = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
         // Cross-host exceptions are looked up by binary search.
@@ -191,5 +201,45 @@ impl RuleFile {
             source: e,
         })?;
         RuleFile::parse(&text, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_errors_say_what_is_wrong() {
+        let ok = RuleFile::new(vec![], BaseSettings::default(), None).to_json();
+        let with_version = |v: &str| ok.replacen("\"version\": 1", &format!("\"version\": {v}"), 1);
+        assert!(ok.contains("\"version\": 1"), "{ok}");
+        let cases: Vec<(String, Option<&str>)> = vec![
+            (ok.clone(), None),
+            (format!("\u{feff}{ok}"), None),
+            (
+                with_version("\"1\""),
+                Some("must be a whole number from 1 to 1, got \"1\""),
+            ),
+            (with_version("0"), Some("must be a whole number")),
+            (with_version("-1"), Some("must be a whole number")),
+            (with_version("1.5"), Some("must be a whole number")),
+            (with_version("7"), Some("version 7 is newer")),
+            (
+                ok.replacen("\"version\": 1,", "", 1),
+                Some("missing \"version\""),
+            ),
+            ("{}".into(), Some("missing \"format\"")),
+            ("[1,".into(), Some("not JSON")),
+        ];
+        for (text, want) in cases {
+            let got = RuleFile::parse(&text, "r.json");
+            match want {
+                None => assert!(got.is_ok(), "{text}: {got:?}"),
+                Some(w) => {
+                    let m = got.expect_err(&text).to_string();
+                    assert!(m.contains(w) && m.contains("r.json"), "{text}: {m}");
+                }
+            }
+        }
     }
 }

@@ -180,3 +180,60 @@ fn rules_learned_on_some_sites_work_on_sites_never_seen() {
     };
     assert!(domains("train.tsv").is_disjoint(&domains("test.tsv")));
 }
+
+/// Issue #10, silent wrongness: every numeric flag is checked (finite, in range) and a bad value
+/// is a usage error (exit 2) naming the flag, for every subcommand that takes one.
+#[test]
+fn numeric_flags_out_of_range_are_usage_errors() {
+    let demo = "datasets/demo/clusters.tsv";
+    let cases: &[&[&str]] = &[
+        &["evaluate", "--truth", demo, "--test-fraction", "1.5"],
+        &["evaluate", "--truth", demo, "--test-fraction", "0"],
+        &["evaluate", "--truth", demo, "--test-fraction", "NaN"],
+        &["evaluate", "--truth", demo, "--folds", "0"],
+        &["evaluate", "--truth", demo, "--folds", "1"],
+        &["evaluate", "--truth", demo, "--max-fpr", "NaN"],
+        &["evaluate", "--truth", demo, "--family-weight", "inf"],
+        &["learn", demo, "--min-support", "0"],
+        &["learn", demo, "--holdout", "1.5"],
+        &["learn", demo, "--max-cluster", "1"],
+        &["learn", demo, "--threads", "0"],
+        &["normalize", "--threads", "0"],
+        &["report", "--truth", demo, "--test-fraction", "inf"],
+        &[
+            "verify",
+            "-r",
+            "rules/demo.json",
+            "--pages",
+            "x",
+            "--max-refuted",
+            "NaN",
+        ],
+        &[
+            "verify",
+            "-r",
+            "rules/demo.json",
+            "--pages",
+            "x",
+            "--threshold",
+            "0",
+        ],
+        &["cluster", "--pages", "x", "--threshold", "1.5"],
+        &[
+            "export",
+            "-r",
+            "rules/demo.json",
+            "--format",
+            "nutch",
+            "--passes",
+            "0",
+        ],
+        &["synth", "-o", "/nonexistent/x", "--sites", "0"],
+    ];
+    for args in cases {
+        let o = dedust(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let flag = args[args.len() - 2];
+        assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
+    }
+}
