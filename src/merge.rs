@@ -223,11 +223,14 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
         .collect()
 }
 
-/// (better, worse) by validation's score, then id.
+/// (better, worse) by validation's score, then id, then the whole rule's JSON: a total order,
+/// so two files holding different rules under one id merge the same in either order.
 fn better<'a>(a: &'a Rule, b: &'a Rule) -> (&'a Rule, &'a Rule) {
     let sa = crate::validate::score(a);
     let sb = crate::validate::score(b);
-    if sa > sb || (sa == sb && a.id <= b.id) {
+    let whole = |r: &Rule| serde_json::to_string(r).expect("serializes");
+    let a_first = sa > sb || (sa == sb && (a.id < b.id || (a.id == b.id && whole(a) <= whole(b))));
+    if a_first {
         (a, b)
     } else {
         (b, a)
@@ -278,6 +281,22 @@ mod tests {
         let (m, rep) = merge(&[worse, a.clone()], &[]).unwrap();
         assert_eq!(m.rules, a.rules);
         assert_eq!(rep.conflicts.len(), a.rules.len());
+    }
+
+    /// Issue #10: two files holding different rules under one id (a hand edit, a forged file)
+    /// merge to the same file in either order, and the clash is reported.
+    #[test]
+    fn one_id_with_two_contents_merges_the_same_in_either_order() {
+        let a = learned(&[("1", &["http://www.a.org/x", "http://a.org/x"])]);
+        let mut b = a.clone();
+        for r in &mut b.rules {
+            r.output.host = Some("elsewhere.org".into());
+        }
+        let (ab, rep) = merge(&[a.clone(), b.clone()], &[]).unwrap();
+        let (ba, rep2) = merge(&[b, a.clone()], &[]).unwrap();
+        assert_eq!(ab.to_json(), ba.to_json());
+        assert_eq!(rep.conflicts.len(), a.rules.len());
+        assert_eq!(rep2.conflicts, rep.conflicts);
     }
 
     #[test]

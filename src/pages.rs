@@ -154,8 +154,18 @@ fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
         });
     }
     map.sort();
+    let root = dir.canonicalize().map_err(|e| Error::Io {
+        path: d.clone(),
+        source: e,
+    })?;
     let mut pages = Vec::new();
     for (file, url) in map {
+        // The map names files inside the directory: never an absolute path, `..`, or a link
+        // leading out (`/etc/passwd` is not a page).
+        if !inside(&file) {
+            rep.skip(format!("{d}: {file:?} is not a path inside the directory"));
+            continue;
+        }
         let candidates = [
             dir.join(&file),
             dir.join(format!("{file}.html")),
@@ -167,14 +177,23 @@ fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
             rep.skip(format!("{d}: no HTML file for {file}"));
             continue;
         };
+        if !found.canonicalize().is_ok_and(|c| c.starts_with(&root)) {
+            rep.skip(format!("{d}: {file:?} links outside the directory"));
+            continue;
+        }
         let fp = found.display().to_string();
         let mut bytes = Vec::new();
         crate::input::open(&fp)?
+            .take(MAX_DECODED + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Io {
                 path: fp.clone(),
                 source: e,
             })?;
+        if bytes.len() as u64 > MAX_DECODED {
+            rep.skip(format!("{fp}: larger than {MAX_DECODED} bytes"));
+            continue;
+        }
         pages.push(Page {
             url,
             html: String::from_utf8_lossy(&bytes).into_owned(),
@@ -184,7 +203,15 @@ fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
     Ok(pages)
 }
 
-/// Read a line ending in `\n` (CR stripped); `None` at end of input.
+/// Whether a page map's file name stays inside the page directory: relative, no `..`.
+fn inside(file: &str) -> bool {
+    use std::path::Component;
+    !file.is_empty()
+        && Path::new(file)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
 /// Largest WARC record block read (bigger records are skipped, streamed past, and counted).
 pub const MAX_WARC_RECORD: u64 = 64 << 20;
 /// Largest WARC header line (a longer one ends the file's reading, counted).
@@ -441,6 +468,35 @@ fn read_warc(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #10: a page map may name only files inside its directory.
+    #[test]
+    fn page_dir_map_stays_inside_the_directory() {
+        let t = std::env::temp_dir().join(format!("dedust-pagedir-{}", std::process::id()));
+        let dir = t.join("pages");
+        std::fs::create_dir_all(dir.join("html")).unwrap();
+        std::fs::write(t.join("secret.html"), "<p>secret</p>").unwrap();
+        std::fs::write(dir.join("a.html"), "<p>a</p>").unwrap();
+        std::fs::write(dir.join("html/b.html"), "<p>b</p>").unwrap();
+        std::os::unix::fs::symlink(t.join("secret.html"), dir.join("link.html")).unwrap();
+        let map = [
+            ("a", "http://h/a"),
+            ("b", "http://h/b"),
+            ("./a.html", "http://h/a2"),
+            ("../secret", "http://h/up"),
+            ("html/../../secret.html", "http://h/up2"),
+            ("/etc/passwd", "http://h/abs"),
+            ("link", "http://h/link"),
+        ];
+        let tsv: String = map.iter().map(|(f, u)| format!("{f}\t{u}\n")).collect();
+        std::fs::write(dir.join("urls.tsv"), tsv).unwrap();
+        let (pages, rep) = read_pages(dir.to_str().unwrap()).unwrap();
+        let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        assert_eq!(urls, ["http://h/a2", "http://h/a", "http://h/b"]);
+        assert_eq!(rep.skipped, 4, "{:?}", rep.first_bad);
+        assert!(pages.iter().all(|p| !p.html.contains("secret")));
+        let _ = std::fs::remove_dir_all(&t);
+    }
 
     #[test]
     fn warc_records_table() {
