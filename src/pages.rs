@@ -341,7 +341,10 @@ fn read_warc(
         path: path.to_string(),
         source: e,
     };
-    let mut r = crate::input::open(path)?;
+    let mut r = Counted {
+        inner: crate::input::open(path)?,
+        pos: 0,
+    };
     let mut record = 0usize;
     // A line over the limit ends the file (counted once, by the caller, which sees `Err`).
     let line = |r: &mut dyn BufRead, rep: &mut PagesReport, record: usize| match read_line(r) {
@@ -361,12 +364,29 @@ fn read_warc(
             }
         };
         record += 1;
-        let origin = format!("{path}#{record}");
+        let mut origin = format!("{path}#{record}");
         if !version.starts_with("WARC/") {
+            // Out of step (a wrong Content-Length before, garbage between records): resume at
+            // the next version line.
+            let at = r.pos;
+            loop {
+                match line(&mut r, rep, record)? {
+                    Err(()) => return Ok(()),
+                    Ok(None) => {
+                        rep.skip(format!(
+                            "{origin}: expected a WARC/ version line at byte {at}, none follows"
+                        ));
+                        return Ok(());
+                    }
+                    Ok(Some(l)) if l.starts_with("WARC/") => break,
+                    Ok(Some(_)) => {}
+                }
+            }
             rep.skip(format!(
-                "{origin}: expected a WARC/ version line, got {version:?}; stopped"
+                "{origin}: expected a WARC/ version line at byte {at}; resumed at byte {}",
+                r.pos
             ));
-            return Ok(());
+            origin = format!("{path}#{record}@{}", r.pos);
         }
         let mut h: Vec<(String, String)> = Vec::new();
         loop {
@@ -415,6 +435,16 @@ fn read_warc(
             ));
             return Ok(());
         }
+        // A block ends with the record: a blank line (or the end of the file) follows. Anything
+        // else means the Content-Length is wrong, so the block is not this record's.
+        let next = r.fill_buf().map_err(io)?;
+        if !(next.is_empty() || next[0] == b'\r' || next[0] == b'\n') {
+            rep.skip(format!(
+                "{origin}: Content-Length {len} does not end at the record's end (byte {})",
+                r.pos
+            ));
+            continue;
+        }
         let kind = header(&h, "WARC-Type").unwrap_or("").to_string();
         let url = header(&h, "WARC-Target-URI")
             .unwrap_or("")
@@ -462,6 +492,30 @@ fn read_warc(
             }
             _ => {}
         }
+    }
+}
+
+/// A reader that knows how many bytes it has handed out (offsets in skip messages).
+struct Counted<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.pos += n as u64;
+        self.inner.consume(n);
     }
 }
 
@@ -618,6 +672,32 @@ mod tests {
                 "long header line",
                 [good.as_bytes(), long_line.as_bytes()].concat(),
                 1,
+                1,
+            ),
+            // A Content-Length 10 bytes short: that record is dropped, reading resumes at the
+            // next version line (one skip for the record, one for the resync).
+            (
+                "short length mid-file",
+                [
+                    good.clone(),
+                    good.replace(
+                        &format!("Content-Length: {}", page.len()),
+                        &format!("Content-Length: {}", page.len() - 5),
+                    ),
+                    good.clone(),
+                    good.clone(),
+                ]
+                .concat()
+                .into_bytes(),
+                3,
+                2,
+            ),
+            (
+                "garbage between records",
+                [good.clone(), "junk\r\nmore junk\r\n".into(), good.clone()]
+                    .concat()
+                    .into_bytes(),
+                2,
                 1,
             ),
         ];
