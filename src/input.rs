@@ -108,6 +108,88 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     Ok(r)
 }
 
+/// Longest line of a cluster file (a JSONL line may hold a whole cluster's URLs). A longer line
+/// is skipped and counted, streamed past without being held in memory.
+pub const MAX_RECORD_LINE: u64 = 16 << 20;
+
+/// What [`read_line_capped`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// A whole line is in the buffer (its `\n`, when present, included).
+    Whole,
+    /// The line was longer than the cap: the buffer holds its first `cap` bytes, the rest was
+    /// read past.
+    Cut,
+    /// End of input.
+    End,
+}
+
+/// Read one line into `buf` (cleared first), holding at most `cap` bytes: a longer line is
+/// consumed up to its `\n` in chunks, never buffered whole (a 1 GiB line without a newline
+/// costs `cap` bytes of memory).
+///
+/// ```
+/// use dedust::input::{read_line_capped, Line};
+/// let mut r = std::io::Cursor::new(b"abcdef\nxy\n".to_vec());
+/// let mut buf = Vec::new();
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::Cut);
+/// assert_eq!(buf, b"abc");
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::Whole);
+/// assert_eq!(buf, b"xy\n");
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::End);
+/// ```
+pub fn read_line_capped(
+    r: &mut (impl BufRead + ?Sized),
+    buf: &mut Vec<u8>,
+    cap: u64,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let n = (&mut *r).take(cap).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() == Some(&b'\n') || (n as u64) < cap {
+        return Ok(Line::Whole);
+    }
+    // Exactly `cap` bytes and no newline yet: the line may end right here.
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(Line::Whole);
+        }
+        if chunk[0] == b'\n' {
+            r.consume(1);
+            buf.push(b'\n');
+            return Ok(Line::Whole);
+        }
+        break;
+    }
+    loop {
+        let (used, found) = {
+            let chunk = match r.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(Line::Cut);
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            }
+        };
+        r.consume(used);
+        if found {
+            return Ok(Line::Cut);
+        }
+    }
+}
+
 struct Acc {
     index: HashMap<String, usize>,
     clusters: Vec<Cluster>,
@@ -193,16 +275,19 @@ pub fn read_clusters_from(
     let mut cols: Option<(usize, usize)> = None;
     let mut lineno = 0usize;
     loop {
-        buf.clear();
-        let n = r.read_until(b'\n', &mut buf).map_err(|e| Error::Io {
+        let got = read_line_capped(&mut r, &mut buf, MAX_RECORD_LINE).map_err(|e| Error::Io {
             path: name.to_string(),
             source: e,
         })?;
-        if n == 0 {
+        if got == Line::End {
             break;
         }
         lineno += 1;
         rep.lines += 1;
+        if got == Line::Cut {
+            rep.bad(lineno, format!("longer than {MAX_RECORD_LINE} bytes"));
+            continue;
+        }
         if lineno == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
             buf.drain(..3);
         }

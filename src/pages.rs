@@ -85,15 +85,25 @@ pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
         read_warc(path, &mut pages, &mut HashMap::new(), &mut rep)?;
         return Ok((pages, rep));
     }
-    let r = crate::input::open(path)?;
+    let mut r = crate::input::open(path)?;
     let mut pages = Vec::new();
-    for (i, line) in r.split(b'\n').enumerate() {
-        let line = line.map_err(io)?;
+    let mut line = Vec::new();
+    for i in 0.. {
+        use crate::input::{read_line_capped, Line};
+        let got = read_line_capped(&mut r, &mut line, MAX_JSONL_LINE).map_err(io)?;
+        let origin = format!("{path}:{}", i + 1);
+        match got {
+            Line::End => break,
+            Line::Cut => {
+                rep.skip(format!("{origin}: longer than {MAX_JSONL_LINE} bytes"));
+                continue;
+            }
+            Line::Whole => {}
+        }
         let text = String::from_utf8_lossy(&line);
         if text.trim().is_empty() {
             continue;
         }
-        let origin = format!("{path}:{}", i + 1);
         match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(v) => match (
                 v.get("url").and_then(|x| x.as_str()),
@@ -212,6 +222,9 @@ fn inside(file: &str) -> bool {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
+/// Longest line of a JSONL page file (twice [`MAX_DECODED`]: JSON escapes HTML); a longer line is
+/// skipped and counted, streamed past.
+pub const MAX_JSONL_LINE: u64 = 2 * MAX_DECODED;
 /// Largest WARC record block read (bigger records are skipped, streamed past, and counted).
 pub const MAX_WARC_RECORD: u64 = 64 << 20;
 /// Largest WARC header line (a longer one ends the file's reading, counted).

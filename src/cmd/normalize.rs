@@ -23,6 +23,12 @@ const BLOCK: usize = 4 << 20;
 /// Most bytes asked of one `read` call.
 const READ: usize = 256 << 10;
 
+/// Longest line carried from one block to the next. A line that does not end within a block and
+/// is longer than this (a gzip bomb without newlines) is passed through cut to its first
+/// `HELD_LINE` bytes — it is a bad `too-long` line either way — and the rest is read past, so
+/// memory stays bounded whatever the input.
+const HELD_LINE: usize = 1 << 20;
+
 /// How to run: output mode and workers.
 #[derive(Clone, Copy)]
 struct Job {
@@ -193,6 +199,10 @@ struct Blocks<'a, R> {
     eager: bool,
     carry: Vec<u8>,
     done: bool,
+    /// Reading past the end of a line cut at [`HELD_LINE`].
+    discard: bool,
+    /// Lines cut at [`HELD_LINE`].
+    cut: &'a std::sync::atomic::AtomicUsize,
 }
 
 impl<R: Read> Blocks<'_, R> {
@@ -221,7 +231,16 @@ impl<R: Read> Blocks<'_, R> {
                         break;
                     }
                     Ok(k) => {
-                        let got = &self.scratch[..k];
+                        let mut got = &self.scratch[..k];
+                        if self.discard {
+                            match memchr::memchr(b'\n', got) {
+                                None => continue,
+                                Some(i) => {
+                                    got = &got[i..];
+                                    self.discard = false;
+                                }
+                            }
+                        }
                         block.extend_from_slice(got);
                         filled += k;
                         if self.eager && k < asked && memchr::memchr(b'\n', got).is_some() {
@@ -244,6 +263,11 @@ impl<R: Read> Blocks<'_, R> {
                         block.truncate(i + 1);
                     }
                     None => {
+                        if block.len() > HELD_LINE {
+                            block.truncate(HELD_LINE);
+                            self.discard = true;
+                            self.cut.fetch_add(1, Ordering::Relaxed);
+                        }
                         self.carry = block;
                         continue;
                     }
@@ -310,6 +334,7 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         (input == "-" && std::io::stdin().is_terminal())
             || (a.output.as_deref().is_none_or(|p| p == "-") && std::io::stdout().is_terminal())
     };
+    let cut = std::sync::atomic::AtomicUsize::new(0);
     let blocks = Blocks {
         r,
         input: &input,
@@ -318,6 +343,8 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         eager: line_buffered,
         carry: Vec::new(),
         done: false,
+        discard: false,
+        cut: &cut,
     };
     let job = Job {
         line_buffered,
@@ -335,6 +362,12 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         p.commit()?;
     }
     report(&a, &n, &st);
+    let cut = cut.load(Ordering::Relaxed);
+    if cut > 0 {
+        eprintln!(
+            "normalize: {cut} lines longer than {HELD_LINE} bytes were passed through cut to their first {HELD_LINE} bytes"
+        );
+    }
     let bad: usize = st.bad.values().sum();
     Ok(if a.strict && bad > 0 { 3 } else { 0 })
 }
@@ -610,8 +643,35 @@ mod tests {
             eager: job.line_buffered,
             carry: Vec::new(),
             done: false,
+            discard: false,
+            cut: &std::sync::atomic::AtomicUsize::new(0),
         };
         run_workers(job, &normalizer(), blocks, w)
+    }
+
+    /// Issue #10: a line of many megabytes without a newline (a gzip bomb) is held only up to
+    /// `HELD_LINE` bytes; the lines after it come out unchanged and in step.
+    #[test]
+    fn a_huge_line_is_cut_and_the_rest_stays_in_step() {
+        // Longer than a block and than `HELD_LINE` (a line that fits in one block is whole).
+        let mut data = vec![b'a'; 3 * BLOCK + 17];
+        data.extend_from_slice(b"\nhttps://h.org/x?s=abc\nhttps://e.com/\n");
+        for size in [4096, BLOCK] {
+            let job = Job {
+                tsv: false,
+                dedup: false,
+                threads: 2,
+                line_buffered: false,
+            };
+            let mut out = Vec::new();
+            let st = run_on(job, size, &data[..], &mut out).unwrap().unwrap();
+            let lines: Vec<&[u8]> = out.split(|b| *b == b'\n').collect();
+            assert_eq!(lines.len(), 4, "three lines and the final newline");
+            assert_eq!(lines[0].len(), HELD_LINE);
+            assert_eq!(lines[1], b"https://h.org/x");
+            assert_eq!(lines[2], b"https://e.com/");
+            assert_eq!(st.lines, 3);
+        }
     }
 
     #[test]
