@@ -411,6 +411,8 @@ pub struct LearnStats {
     pub urls: usize,
     /// URLs the base layer rejected.
     pub bad_urls: usize,
+    /// URLs over the learning limits ([`MAX_LEARN_URL`], [`MAX_LEARN_PARTS`]), left out.
+    pub too_long: usize,
     /// Clusters larger than the cap (sampled).
     pub capped: usize,
     /// Member → canonical pairs.
@@ -637,18 +639,38 @@ fn canonical<S: AsRef<str>>(urls: &[S], popularity: &HashMap<String, usize>) -> 
 }
 
 /// Base-normalize, dedupe and cap one cluster's URLs; returns the sorted distinct URLs.
-pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> (Vec<String>, usize) {
+pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> PreparedCluster {
     let mut bad = 0;
+    let mut too_long = 0;
     let mut set = BTreeSet::new();
     for u in &c.urls {
         match base_normalize(u, &opts.base) {
+            Ok(n) if n.len() > MAX_LEARN_URL || parts(&n) > MAX_LEARN_PARTS => too_long += 1,
             Ok(n) => {
                 set.insert(n);
             }
             Err(_) => bad += 1,
         }
     }
-    (set.into_iter().collect(), bad)
+    (set.into_iter().collect(), bad, too_long)
+}
+
+/// A cluster after base normalization: its sorted distinct URLs, the URLs the base layer
+/// rejected, and the URLs over the learning limits ([`MAX_LEARN_URL`], [`MAX_LEARN_PARTS`]).
+pub(crate) type PreparedCluster = (Vec<String>, usize, usize);
+
+/// Longest URL (bytes, after base normalization) that learning aligns; longer ones are left out
+/// and counted. Alignment cost grows with the product of two URLs' token counts, so a hostile
+/// 15 KB URL of 5,000 segments would cost gigabytes; real URLs stay far below.
+pub const MAX_LEARN_URL: usize = 4096;
+
+/// Most path segments plus query parameters of a URL that learning aligns (more: left out,
+/// counted).
+pub const MAX_LEARN_PARTS: usize = 256;
+
+/// Path segments plus query parameters (an upper bound: `/` and `&` bytes).
+fn parts(url: &str) -> usize {
+    url.bytes().filter(|&b| b == b'/' || b == b'&').count()
 }
 
 /// A cluster's sorted URLs split by registrable domain (order kept within each part, parts in
@@ -1436,7 +1458,7 @@ pub struct Prepared {
 impl Prepared {
     /// Base-normalize clusters (in parallel).
     pub fn new(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
-        let per: Vec<(Vec<String>, usize)> = clusters
+        let per: Vec<PreparedCluster> = clusters
             .par_iter()
             .map(|c| prepare_cluster(c, opts))
             .collect();
@@ -1449,7 +1471,7 @@ impl Prepared {
     pub fn from_owned(clusters: Vec<Cluster>, opts: &LearnOptions) -> (Prepared, LearnStats) {
         let urls = clusters.iter().map(|c| c.urls.len()).sum();
         let ids: Vec<String> = clusters.iter().map(|c| c.id.clone()).collect();
-        let per: Vec<(Vec<String>, usize)> = clusters
+        let per: Vec<PreparedCluster> = clusters
             .into_par_iter()
             .map(|c| {
                 let r = prepare_cluster(&c, opts);
@@ -1461,7 +1483,7 @@ impl Prepared {
     }
 
     fn assemble<'a>(
-        per: Vec<(Vec<String>, usize)>,
+        per: Vec<PreparedCluster>,
         ids: impl Iterator<Item = &'a str>,
         urls: usize,
         opts: &LearnOptions,
@@ -1475,8 +1497,9 @@ impl Prepared {
             urls,
             ..Default::default()
         };
-        for ((urls, bad), id) in per.into_iter().zip(ids) {
+        for ((urls, bad, too_long), id) in per.into_iter().zip(ids) {
             stats.bad_urls += bad;
+            stats.too_long += too_long;
             stats.multi += usize::from(urls.len() >= 2);
             let parts = if opts.allow_cross_site {
                 vec![urls]
@@ -1668,6 +1691,29 @@ mod tests {
     fn learn(cl: &[Cluster]) -> Vec<(String, String)> {
         let (rules, _) = learn_candidates(cl, &LearnOptions::default(), &|_| {});
         rules.into_iter().map(|r| (r.pattern, r.target)).collect()
+    }
+
+    /// Issue #10: two 15 KB URLs of 5,000 segments cost gigabytes to align; learning leaves URLs
+    /// over the limits out and counts them.
+    #[test]
+    fn urls_over_the_learning_limits_are_left_out() {
+        let deep = |k: usize| {
+            let segs: Vec<String> = (0..5000).map(|i| format!("s{}", (i * k) % 10)).collect();
+            format!("https://d.org/{}", segs.join("/"))
+        };
+        let long = format!("https://d.org/{}", "x".repeat(MAX_LEARN_URL));
+        let many = format!(
+            "https://d.org/p?{}",
+            (0..300)
+                .map(|i| format!("a{i}=1"))
+                .collect::<Vec<_>>()
+                .join("&")
+        );
+        let ok = "https://d.org/p?a=1";
+        let cl = [mk("c", &[&deep(1), &deep(3), &long, &many, ok])];
+        let (prep, stats) = Prepared::new(&cl, &LearnOptions::default());
+        assert_eq!((stats.too_long, stats.bad_urls), (4, 0));
+        assert_eq!(prep.urls, vec![vec![ok.to_string()]]);
     }
 
     #[test]

@@ -109,6 +109,14 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         s.bad_urls,
         s.pairs
     );
+    if s.too_long > 0 {
+        eprintln!(
+            "learn: {} URLs left out: longer than {} bytes or more than {} path segments and parameters",
+            s.too_long,
+            dedust::rules::MAX_LEARN_URL,
+            dedust::rules::MAX_LEARN_PARTS
+        );
+    }
     if s.cross_site > 0 {
         eprintln!(
             "learn: {} clusters span several registrable domains and were learned per site (equal content on two sites is no evidence that one is an alias of the other; --allow-cross-site learns such aliases)",
