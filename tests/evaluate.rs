@@ -237,3 +237,29 @@ fn numeric_flags_out_of_range_are_usage_errors() {
         assert!(stderr(&o).contains(flag), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Issue #10: a full disk on stdout is an error message and exit 1, never a panic.
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIP: no /dev/full");
+        return;
+    };
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dedust"))
+        .args([
+            "evaluate",
+            "--truth",
+            "datasets/demo/clusters.tsv",
+            "--show-rules",
+            "3",
+        ])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("No space left") && !err.contains("panicked"),
+        "{err}"
+    );
+}

@@ -3,6 +3,7 @@
 
 use crate::cli::EvaluateArgs;
 use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
+use std::fmt::Write;
 
 pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
     let saved: Vec<String> = a
@@ -34,6 +35,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         validate: Some(a.validate.options()),
         holdout: a.validate.holdout(),
     };
+    let mut rules_text = String::new();
     let (what, nrules, cmp, folds) = if !a.rules.is_empty() {
         let rules = super::load_rules(&a.rules)?;
         let n = rules.len();
@@ -82,11 +84,13 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             f * 100.0
         );
         if a.show_rules > 0 && !a.json {
-            print_rules(&ex.file.rules, a.show_rules);
+            rules_text = rules_text_of(&ex.file.rules, a.show_rules);
         }
         (what, ex.file.rules.len(), ex.comparison, vec![])
     };
     let rows = [("none", cmp.none), ("base", cmp.base), ("rules", cmp.rules)];
+    // Printed whole at the end: a full or closed stdout is an error message, not a panic.
+    let mut out = rules_text;
     if a.json {
         let rows: Vec<serde_json::Value> = rows
             .iter()
@@ -97,49 +101,54 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             })
             .collect();
         let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "rewritten": cmp.rewritten, "unobserved": cmp.unobserved, "folds": folds });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!("# {what}; {nrules} rules");
-        println!(
+        writeln!(out, "# {what}; {nrules} rules")?;
+        writeln!(
+            out,
             "{:<10} {:>6} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8}",
             "method", "urls", "clusters", "buckets", "reduction", "lost", "precision", "recall"
-        );
+        )?;
         for (name, m) in rows {
-            println!(
+            writeln!(
+                out,
                 "{:<10} {:>6} {:>8} {:>8} {:>10.3} {:>8.4} {:>10.3} {:>8.3}",
                 name, m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
-            );
+            )?;
         }
         match &cmp.worst_host {
-            Some(w) if w.lost_urls > 0 => println!(
+            Some(w) if w.lost_urls > 0 => writeln!(
+                out,
                 "# worst host with rules: {} loses {:.4} ({} of {} URLs)",
                 w.host, w.lost, w.lost_urls, w.urls
-            ),
-            Some(_) => println!("# worst host with rules: no host loses content"),
+            )?,
+            Some(_) => writeln!(out, "# worst host with rules: no host loses content")?,
             None => {}
         }
         if cmp.rewritten > 0 {
-            println!(
+            writeln!(
+                out,
                 "# rewritten by the rules: {} URLs; {} of them ({:.3}) to a form never observed in the data (a dedup key, not a URL to fetch)",
                 cmp.rewritten,
                 cmp.unobserved,
                 cmp.unobserved as f64 / cmp.rewritten as f64
-            );
+            )?;
         }
     }
+    super::write_out(None, &out)?;
     Ok(0)
 }
 
-/// Print the first `n` rules in application order.
-fn print_rules(rules: &[dedust::Rule], n: usize) {
-    println!(
-        "# learned rules (first {} of {}, in application order)",
+/// The first `n` rules in application order, as text.
+fn rules_text_of(rules: &[dedust::Rule], n: usize) -> String {
+    let mut out = format!(
+        "# learned rules (first {} of {}, in application order)\n",
         n.min(rules.len()),
         rules.len()
     );
     for r in rules.iter().take(n) {
-        println!(
-            "  {:<7} support {:>4}  fpr {:.3}  {}\n{:>29}→ {}",
+        out += &format!(
+            "  {:<7} support {:>4}  fpr {:.3}  {}\n{:>29}→ {}\n",
             format!("{:?}", r.kind).to_lowercase(),
             r.support.unwrap_or(0),
             r.fpr.unwrap_or(0.0),
@@ -148,7 +157,8 @@ fn print_rules(rules: &[dedust::Rule], n: usize) {
             r.target
         );
     }
-    println!();
+    out.push('\n');
+    out
 }
 
 /// Write the learned rules and both parts of the split.

@@ -27,8 +27,11 @@ pub fn write_out(path: Option<&str>, text: &str) -> anyhow::Result<()> {
         }
         _ => {
             let mut o = std::io::stdout().lock();
-            o.write_all(text.as_bytes()).context("writing stdout")?;
-            o.flush().context("writing stdout")
+            match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+                // The reader went away (`| head`): stop quietly, as Unix filters do.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.context("writing stdout"),
+            }
         }
     }
 }

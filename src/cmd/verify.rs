@@ -41,7 +41,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
         let removed = rules.len() - kept.len();
         let file = dedust::RuleFile::new(kept, base_settings, None);
         super::write_out(a.output.as_deref(), &file.to_json())?;
-        print!("{report}");
+        super::write_out(None, &report)?;
         eprintln!(
             "verify: pruned {removed} rules with a refuted share over {}",
             a.max_refuted
