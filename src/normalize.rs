@@ -726,18 +726,18 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             return None;
         }
     }
-    let params: Vec<(&str, Option<&str>)> = p
+    // Split once: a URL of hundreds of parameters costs linear time, not quadratic.
+    let raws: Vec<&str> = p
         .query
-        .map(|q| {
-            q.split('&')
-                .filter(|x| !x.is_empty())
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, v)) => (k, Some(v)),
-                    None => (kv, None),
-                })
-                .collect()
-        })
+        .map(|q| q.split('&').filter(|x| !x.is_empty()).collect())
         .unwrap_or_default();
+    let params: Vec<(&str, Option<&str>)> = raws
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (*kv, None),
+        })
+        .collect();
     let mut used = vec![false; params.len()];
     let mut req_vals: Vec<Option<&str>> = Vec::with_capacity(s.required.len());
     for (name, vp) in &s.required {
@@ -768,7 +768,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
         if !s.rest {
             return None;
         }
-        rest.push(raw_param(p.query.unwrap_or(""), i));
+        rest.push(raws[i]);
     }
     if global && !rule.applies_to_host(p.host) {
         return None;
@@ -908,11 +908,6 @@ fn path_and_query(rest: &str) -> (&str, bool) {
         .unwrap_or(b.len());
     let has_query = b.get(end) == Some(&b'?') && b.get(end + 1).is_some_and(|&c| c != b'#');
     (&rest[..end], has_query)
-}
-
-/// The `i`-th non-empty `&`-separated pair of a query.
-fn raw_param(q: &str, i: usize) -> &str {
-    q.split('&').filter(|x| !x.is_empty()).nth(i).unwrap_or("")
 }
 
 #[cfg(test)]
