@@ -68,11 +68,31 @@ pub fn clusters_from_features(
     feats: &[Features],
     o: &SimOptions,
 ) -> (Vec<Cluster>, JoinStats) {
-    let (pairs, stats) = similar_pairs(feats, o);
+    // Pages with identical content (soft 404s, login walls: thousands of one page) are joined
+    // once: the join runs on one page per identical group, whose members then follow it.
+    let groups = identical_groups(feats);
     let mut dsu = Dsu((0..pages.len()).collect());
-    for (i, j, _) in &pairs {
-        dsu.union(*i, *j);
-    }
+    let stats = if groups.iter().all(|g| g.len() == 1) {
+        let (pairs, stats) = similar_pairs(feats, o);
+        for (i, j, _) in &pairs {
+            dsu.union(*i, *j);
+        }
+        stats
+    } else {
+        let reps: Vec<Features> = groups.iter().map(|g| feats[g[0]].clone()).collect();
+        let (pairs, stats) = similar_pairs(&reps, o);
+        for (i, j, _) in &pairs {
+            dsu.union(groups[*i][0], groups[*j][0]);
+        }
+        for g in groups.iter().filter(|g| g.len() > 1) {
+            if crate::similarity::compare(&feats[g[0]], &feats[g[0]], o).0 {
+                for &m in &g[1..] {
+                    dsu.union(g[0], m);
+                }
+            }
+        }
+        stats
+    };
     // Captures of one URL belong together.
     let mut first: HashMap<&str, usize> = HashMap::new();
     for (i, p) in pages.iter().enumerate() {
@@ -103,6 +123,47 @@ pub fn clusters_from_features(
         c.id = format!("c{k}");
     }
     (clusters, stats)
+}
+
+/// Indices of `feats` grouped by identical content (term vectors and sentence count; the URL
+/// is ignored), groups in order of their first member.
+///
+/// # Complexity
+/// `O(total features)` to hash, plus a full comparison per page against its group's first.
+fn identical_groups(feats: &[Features]) -> Vec<Vec<usize>> {
+    use std::hash::{Hash, Hasher};
+    let key = |f: &Features| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        f.sentences.hash(&mut h);
+        for (t, n) in &f.tf {
+            t.hash(&mut h);
+            n.hash(&mut h);
+        }
+        for (t, w) in &f.tdw {
+            t.hash(&mut h);
+            w.to_bits().hash(&mut h);
+        }
+        h.finish()
+    };
+    let same =
+        |a: &Features, b: &Features| a.sentences == b.sentences && a.tf == b.tf && a.tdw == b.tdw;
+    let keys: Vec<u64> = feats.par_iter().map(key).collect();
+    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, k) in keys.into_iter().enumerate() {
+        let slot = by_key.entry(k).or_default();
+        match slot
+            .iter()
+            .find(|&&g| same(&feats[groups[g][0]], &feats[i]))
+        {
+            Some(&g) => groups[g].push(i),
+            None => {
+                slot.push(groups.len());
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
 }
 
 /// Pairwise agreement of `pred` with `truth` over the URLs both contain: (precision, recall) of
@@ -151,4 +212,74 @@ pub fn pair_agreement(pred: &[Cluster], truth: &[Cluster]) -> (f64, f64) {
     let p = if np == 0 { 1.0 } else { tp as f64 / np as f64 };
     let r = if nt == 0 { 1.0 } else { tp as f64 / nt as f64 };
     (p, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #10: identical pages (a soft 404 served under thousands of URLs) are joined once;
+    /// the clusters are those of the join over every page.
+    #[test]
+    fn identical_pages_are_joined_once_with_the_same_clusters() {
+        let page = |u: String, body: &str| Page {
+            url: u,
+            html: body.to_string(),
+            origin: String::new(),
+        };
+        let wall = "<p>please log in to see this page of the forum members area</p>";
+        let mut pages: Vec<Page> = (0..300)
+            .map(|i| page(format!("http://s.org/?id={i}"), wall))
+            .collect();
+        pages.push(page(
+            "http://s.org/a".into(),
+            "<p>zebras graze on the savanna at dawn</p>",
+        ));
+        pages.push(page(
+            "http://s.org/a?x=1".into(),
+            "<p>zebras graze on the savanna at dawn!</p>",
+        ));
+        pages.push(page("http://s.org/e1".into(), ""));
+        pages.push(page("http://s.org/e2".into(), ""));
+        pages.push(page(
+            "http://s.org/b".into(),
+            "<p>quantum computers factor numbers</p>",
+        ));
+        let w = Weights::default();
+        let feats = page_features(&pages, &w);
+        for m in ["tdw", "simscore", "spearman"] {
+            let measure: crate::similarity::Measure = m.parse().unwrap();
+            let o = SimOptions {
+                measure,
+                threshold: measure.default_threshold(),
+                max_sentence_diff: None,
+            };
+            let (got, stats) = clusters_from_features(&pages, &feats, &o);
+            // The reference: the join over every page.
+            let (pairs, _) = similar_pairs(&feats, &o);
+            let mut dsu = Dsu((0..pages.len()).collect());
+            for (i, j, _) in &pairs {
+                dsu.union(*i, *j);
+            }
+            let mut want: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+            for (i, p) in pages.iter().enumerate() {
+                want.entry(dsu.find(i)).or_default().push(p.url.clone());
+            }
+            let mut want: Vec<Vec<String>> = want
+                .into_values()
+                .map(|mut v| {
+                    v.sort();
+                    v
+                })
+                .collect();
+            want.sort();
+            let got: Vec<Vec<String>> = got.into_iter().map(|c| c.urls).collect();
+            assert_eq!(got, want, "{m}");
+            // (Spearman finds no order in a page whose terms all occur once.)
+            if m != "spearman" {
+                assert!(got.iter().any(|c| c.len() == 300), "{m}");
+            }
+            assert_eq!(stats.records, 5, "{m}: one record per distinct content");
+        }
+    }
 }
