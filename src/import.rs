@@ -52,11 +52,29 @@ impl JavaRegex {
 
     /// `matcher(input).replaceAll(replacement)`.
     pub fn replace_all(&self, input: &str) -> String {
+        self.replace_all_checked(input).0
+    }
+
+    /// [`JavaRegex::replace_all`], and whether the match stopped at the regex engine's
+    /// backtracking limit (a pattern such as `(a|a)+!` on a long input): the matches before it
+    /// are replaced, the rest of the input is kept as it is.
+    ///
+    /// ```
+    /// let r = dedust::JavaRegex::new("(a|a)+(?<!x)!|z", "Z").unwrap();
+    /// assert_eq!(r.replace_all_checked("az"), ("aZ".to_string(), false));
+    /// let (_, hit) = r.replace_all_checked(&format!("{}z", "a".repeat(40)));
+    /// assert!(hit);
+    /// ```
+    pub fn replace_all_checked(&self, input: &str) -> (String, bool) {
         let mut out = String::with_capacity(input.len());
         let mut last = 0;
+        let mut hit = false;
         for caps in self.re.captures_iter(input) {
             // A runtime error (backtracking limit) counts as no further match.
-            let Ok(caps) = caps else { break };
+            let Ok(caps) = caps else {
+                hit = true;
+                break;
+            };
             let m = caps.get(0).expect("group 0 is always set");
             out.push_str(&input[last..m.start()]);
             for part in &self.replacement {
@@ -77,7 +95,7 @@ impl JavaRegex {
             last = m.end();
         }
         out.push_str(&input[last..]);
-        out
+        (out, hit)
     }
 }
 

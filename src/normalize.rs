@@ -82,6 +82,20 @@ pub struct Normalizer {
     /// The compiled pattern of each imported rule (`None` for learned rules).
     java: Vec<Option<JavaRegex>>,
     base: Option<BaseOptions>,
+    /// Times an imported rule stopped at the regex backtracking limit.
+    limit_hits: LimitHits,
+}
+
+/// A count shared by the threads using one [`Normalizer`] (a clone starts from the same count).
+#[derive(Debug, Default)]
+struct LimitHits(std::sync::atomic::AtomicUsize);
+
+impl Clone for LimitHits {
+    fn clone(&self) -> Self {
+        LimitHits(std::sync::atomic::AtomicUsize::new(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
 }
 
 /// The rules of one host: by literal first path segment, the rules with that literal merged with
@@ -269,6 +283,7 @@ impl Normalizer {
             needs_query,
             java,
             base,
+            limit_hits: LimitHits::default(),
         }
     }
 
@@ -420,6 +435,19 @@ impl Normalizer {
         })
     }
 
+    /// How many times an imported regex rule stopped at the regex engine's backtracking limit
+    /// (the URL was left as it was from that point), over every call so far.
+    ///
+    /// ```
+    /// let r = dedust::regex_rule("(a|a)+(?<!x)!|z", "Z", "redos").unwrap();
+    /// let n = dedust::Normalizer::new(vec![r], None);
+    /// n.apply_rules(format!("http://h.org/{}?q=z", "a".repeat(40)));
+    /// assert_eq!(n.regex_limit_hits(), 1);
+    /// ```
+    pub fn regex_limit_hits(&self) -> usize {
+        self.limit_hits.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
         self.apply_from(url, 0)
@@ -433,7 +461,15 @@ impl Normalizer {
         p: Option<&crate::tokenize::UrlParts<'_>>,
     ) -> Option<String> {
         match &self.java[i] {
-            Some(re) => Some(re.replace_all(url)),
+            Some(re) => {
+                let (out, hit) = re.replace_all_checked(url);
+                if hit {
+                    self.limit_hits
+                        .0
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                Some(out)
+            }
             None => apply_parts(&self.rules[i], url, p?),
         }
     }

@@ -340,3 +340,33 @@ fn a_write_cut_short_leaves_the_previous_output_intact() {
         20_000
     );
 }
+
+/// Issue #10: an imported rule that stops at the regex backtracking limit is reported, and
+/// `--strict` fails on it (exit 3), instead of being skipped silently.
+#[test]
+fn an_imported_rule_at_the_backtracking_limit_is_reported() {
+    let t = TempDir::new("normalize-redos");
+    let xml = t.write(
+        "redos.xml",
+        b"<regex-normalize><regex><pattern>(a|a)+(?&lt;!x)!|z</pattern><substitution>Z</substitution></regex></regex-normalize>",
+    );
+    let rules = t.path("redos.json");
+    let o = dedust(&["import", &xml, "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let urls: String = [15, 40]
+        .iter()
+        .map(|n| format!("http://h.org/{}?q=z\n", "a".repeat(*n)))
+        .collect();
+    let o = dedust(&["normalize", "--strict", "-r", &rules], urls.as_bytes());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 times an imported regex rule stopped at the backtracking limit"),
+        "{}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], format!("http://h.org/{}?q=Z", "a".repeat(15)));
+    let o = dedust(&["normalize", "-r", &rules], urls.as_bytes());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -369,7 +369,17 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         );
     }
     let bad: usize = st.bad.values().sum();
-    Ok(if a.strict && bad > 0 { 3 } else { 0 })
+    let limit = n.regex_limit_hits();
+    if limit > 0 {
+        eprintln!(
+            "normalize: {limit} times an imported regex rule stopped at the backtracking limit (the URL was kept as it was from there; the rule's pattern backtracks badly)"
+        );
+    }
+    Ok(if a.strict && (bad > 0 || limit > 0) {
+        3
+    } else {
+        0
+    })
 }
 
 /// The ordered output: pieces are written (and, for `--dedup`, filtered) in input order.
