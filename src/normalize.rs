@@ -650,12 +650,68 @@ impl Normalizer {
     }
 }
 
+/// Whether the pieces of a path segment or value pattern match all of `s`.
+///
+/// # Complexity
+/// With at most one capture, the backtracking below is `O(|s|²)` at worst; with several (a
+/// learned `{any}{alpha}{any}`), a backtracking matcher is exponential, so the positions
+/// reachable after each piece are tracked instead: `O(pieces · |s|)`.
 fn match_pieces(p: &[Piece], s: &str) -> bool {
+    if p.iter().filter(|x| matches!(x, Piece::Cap(_))).count() > 1 {
+        return match_pieces_linear(p, s);
+    }
+    match_pieces_backtrack(p, s)
+}
+
+/// [`match_pieces`] by the set of positions reachable after each piece (no backtracking).
+fn match_pieces_linear(p: &[Piece], s: &str) -> bool {
+    let n = s.len();
+    let mut cur = vec![false; n + 1];
+    cur[0] = true;
+    let mut next = vec![false; n + 1];
+    // Char boundaries, and the char starting at each.
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    for piece in p {
+        next.iter_mut().for_each(|x| *x = false);
+        match piece {
+            Piece::Lit(l) => {
+                for i in (0..=n).filter(|&i| cur[i]) {
+                    if s[i..].starts_with(l.as_str()) {
+                        next[i + l.len()] = true;
+                    }
+                }
+            }
+            Piece::Cap(t) => {
+                // `{any}` may be empty; other types take at least one char. One sweep: while
+                // the chars since some reachable start are all accepted, each char's end is
+                // reachable.
+                let any = *t == CapType::Any;
+                let mut open = false;
+                for &(i, c) in &chars {
+                    if cur[i] {
+                        open = true;
+                        next[i] |= any;
+                    }
+                    if open && t.accepts(c) {
+                        next[i + c.len_utf8()] = true;
+                    } else {
+                        open = false;
+                    }
+                }
+                next[n] |= cur[n] && any;
+            }
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur[n]
+}
+
+fn match_pieces_backtrack(p: &[Piece], s: &str) -> bool {
     match p.split_first() {
         None => s.is_empty(),
         Some((Piece::Lit(l), rest)) => s
             .strip_prefix(l.as_str())
-            .is_some_and(|r| match_pieces(rest, r)),
+            .is_some_and(|r| match_pieces_backtrack(rest, r)),
         Some((Piece::Cap(t), rest)) => {
             let max = s
                 .char_indices()
@@ -668,7 +724,7 @@ fn match_pieces(p: &[Piece], s: &str) -> bool {
                 if k < min {
                     return false;
                 }
-                if s.is_char_boundary(k) && match_pieces(rest, &s[k..]) {
+                if s.is_char_boundary(k) && match_pieces_backtrack(rest, &s[k..]) {
                     return true;
                 }
                 if k == 0 {
@@ -950,6 +1006,53 @@ fn path_and_query(rest: &str) -> (&str, bool) {
 mod tests {
     use super::*;
     use crate::rules::{convention_rule, Convention, Source, Target, ANY_HOST};
+
+    /// Issue #10: several captures in one segment match in linear time, exactly as the
+    /// backtracking matcher decides (random pieces and strings, and a hostile 800-char segment).
+    #[test]
+    fn pieces_match_the_same_without_backtracking() {
+        let types = [
+            CapType::Int,
+            CapType::Hex,
+            CapType::Alpha,
+            CapType::Alnum,
+            CapType::Any,
+        ];
+        let lits = ["-", "a", "1", "_x", "é"];
+        let alphabet: Vec<char> = "a1-_xé9F".chars().collect();
+        let mut seed = 7u64;
+        let mut next = |m: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let pieces: Vec<Piece> = (0..1 + next(5))
+                .map(|_| match next(2) {
+                    0 => Piece::Lit(lits[next(lits.len())].to_string()),
+                    _ => Piece::Cap(types[next(types.len())]),
+                })
+                .collect();
+            let s: String = (0..next(9))
+                .map(|_| alphabet[next(alphabet.len())])
+                .collect();
+            assert_eq!(
+                match_pieces_linear(&pieces, &s),
+                match_pieces_backtrack(&pieces, &s),
+                "{pieces:?} on {s:?}"
+            );
+        }
+        // `{any}-{any}-{any}-{any}!` on 800 dashes: exponential for a backtracking matcher.
+        let mut p = Vec::new();
+        for _ in 0..4 {
+            p.push(Piece::Cap(CapType::Any));
+            p.push(Piece::Lit("-".into()));
+        }
+        p.push(Piece::Lit("!".into()));
+        assert!(!match_pieces(&p, &"-".repeat(800)));
+        assert!(match_pieces(&p, &format!("{}!", "-".repeat(800))));
+    }
 
     /// The rules' fixed point by trying every rule on every pass, in file order.
     fn brute(rules: &[Rule], url: &str) -> String {
