@@ -83,16 +83,19 @@ pub struct Normalizer {
     java: Vec<Option<JavaRegex>>,
     base: Option<BaseOptions>,
     /// Times an imported rule stopped at the regex backtracking limit.
-    limit_hits: LimitHits,
+    limit_hits: Counter,
+    /// Rewrites refused because the output would pass [`MAX_LINE`] (a rule chain growing a URL,
+    /// such as an imported `a` → `aa`).
+    too_long: Counter,
 }
 
 /// A count shared by the threads using one [`Normalizer`] (a clone starts from the same count).
 #[derive(Debug, Default)]
-struct LimitHits(std::sync::atomic::AtomicUsize);
+struct Counter(std::sync::atomic::AtomicUsize);
 
-impl Clone for LimitHits {
+impl Clone for Counter {
     fn clone(&self) -> Self {
-        LimitHits(std::sync::atomic::AtomicUsize::new(
+        Counter(std::sync::atomic::AtomicUsize::new(
             self.0.load(std::sync::atomic::Ordering::Relaxed),
         ))
     }
@@ -283,7 +286,8 @@ impl Normalizer {
             needs_query,
             java,
             base,
-            limit_hits: LimitHits::default(),
+            limit_hits: Counter::default(),
+            too_long: Counter::default(),
         }
     }
 
@@ -448,6 +452,20 @@ impl Normalizer {
         self.limit_hits.0.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many rewrites were refused because their output would pass [`MAX_LINE`] bytes (a
+    /// rule, or a chain of rules, that keeps growing a URL), over every call so far.
+    ///
+    /// ```
+    /// let r = dedust::regex_rule("a", "aa", "grow").unwrap();
+    /// let n = dedust::Normalizer::new(vec![r], None);
+    /// let out = n.apply_rules(format!("http://h.org/{}", "a".repeat(1000)));
+    /// assert!(out.url.len() <= dedust::normalize::MAX_LINE);
+    /// assert_eq!(n.too_long_rewrites(), 1);
+    /// ```
+    pub fn too_long_rewrites(&self) -> usize {
+        self.too_long.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
         self.apply_from(url, 0)
@@ -500,6 +518,17 @@ impl Normalizer {
                 }
                 self.apply_one(i, url, p.as_ref())
                     .filter(|o| o != url)
+                    .filter(|o| {
+                        // A rule that would grow the URL past any real URL's length does not
+                        // apply: chains such as `a` → `aa` stop here.
+                        let ok = o.len() <= MAX_LINE;
+                        if !ok {
+                            self.too_long
+                                .0
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        ok
+                    })
                     .map(|o| (i, o))
             });
         found

@@ -370,3 +370,23 @@ fn an_imported_rule_at_the_backtracking_limit_is_reported() {
     let o = dedust(&["normalize", "-r", &rules], urls.as_bytes());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// Issue #10: a rule chain that keeps growing a URL (an imported `a` → `aa`) stops before the
+/// output passes the longest URL normalize accepts; it is reported, and `--strict` fails.
+#[test]
+fn a_rule_chain_growing_a_url_stops_and_is_reported() {
+    let t = TempDir::new("normalize-grow");
+    let xml = t.write(
+        "grow.xml",
+        b"<regex-normalize><regex><pattern>a</pattern><substitution>aa</substitution></regex></regex-normalize>",
+    );
+    let rules = t.path("grow.json");
+    assert!(dedust(&["import", &xml, "-o", &rules], b"")
+        .status
+        .success());
+    let url = format!("http://h.org/{}\n", "a".repeat(1000));
+    let o = dedust(&["normalize", "--strict", "-r", &rules], url.as_bytes());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("rewrites refused"), "{}", stderr(&o));
+    assert!(stdout(&o).len() <= 64 * 1024 + 1);
+}

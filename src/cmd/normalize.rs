@@ -375,7 +375,14 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
             "normalize: {limit} times an imported regex rule stopped at the backtracking limit (the URL was kept as it was from there; the rule's pattern backtracks badly)"
         );
     }
-    Ok(if a.strict && (bad > 0 || limit > 0) {
+    let grew = n.too_long_rewrites();
+    if grew > 0 {
+        eprintln!(
+            "normalize: {grew} rewrites refused: the output would pass {} bytes (a rule or chain of rules keeps growing the URL)",
+            dedust::normalize::MAX_LINE
+        );
+    }
+    Ok(if a.strict && (bad > 0 || limit > 0 || grew > 0) {
         3
     } else {
         0
