@@ -274,12 +274,18 @@ pub fn read_clusters_from(
     let mut fmt = format;
     let mut cols: Option<(usize, usize)> = None;
     let mut lineno = 0usize;
+    // A CSV record whose quoted field spans lines, and the line it started on.
+    let mut pending = String::new();
+    let mut pending_line = 0usize;
     loop {
         let got = read_line_capped(&mut r, &mut buf, MAX_RECORD_LINE).map_err(|e| Error::Io {
             path: name.to_string(),
             source: e,
         })?;
         if got == Line::End {
+            if !pending.is_empty() {
+                rep.bad(pending_line, "quoted field never closed");
+            }
             break;
         }
         lineno += 1;
@@ -298,13 +304,35 @@ pub fn read_clusters_from(
             rep.bad(lineno, "not UTF-8");
             continue;
         };
-        if line.trim().is_empty() {
+        if line.trim().is_empty() && pending.is_empty() {
             continue;
         }
         if fmt == InputFormat::Auto {
             fmt = detect(name, line);
         }
         rep.format = Some(fmt);
+        // RFC 4180: a quoted field may hold line breaks; the record goes on until it closes.
+        let joined;
+        let (line, lineno) = if fmt == InputFormat::Csv && (!pending.is_empty() || csv_open(line)) {
+            if pending.is_empty() {
+                pending_line = lineno;
+            } else {
+                pending.push('\n');
+            }
+            pending.push_str(line);
+            if csv_open(&pending) && (pending.len() as u64) < MAX_RECORD_LINE {
+                continue;
+            }
+            if csv_open(&pending) {
+                rep.bad(pending_line, format!("longer than {MAX_RECORD_LINE} bytes"));
+                pending.clear();
+                continue;
+            }
+            joined = std::mem::take(&mut pending);
+            (joined.as_str(), pending_line)
+        } else {
+            (line, lineno)
+        };
         match fmt {
             InputFormat::Tsv | InputFormat::Csv => {
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
@@ -454,6 +482,29 @@ fn trunc(s: &str) -> String {
 }
 
 /// Split a TSV line, or a CSV line with RFC 4180 quoting.
+/// Whether a CSV text ends inside a quoted field (as [`split_fields`] reads quotes).
+fn csv_open(text: &str) -> bool {
+    let mut quoted = false;
+    let mut at_start = true;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if at_start => quoted = true,
+            (',', false) => {
+                at_start = true;
+                continue;
+            }
+            _ => {}
+        }
+        at_start = false;
+    }
+    quoted
+}
+
 fn split_fields(line: &str, tsv: bool) -> Vec<String> {
     if tsv {
         return line.split('\t').map(str::to_string).collect();
@@ -515,6 +566,10 @@ mod tests {
             // A byte order mark before the header or the first record is skipped.
             ("a.tsv", b"\xEF\xBB\xBFcluster\turl\nx\thttp://h/1\n", 1, 1, 0, 0),
             ("a.jsonl", b"\xEF\xBB\xBF{\"cluster\":\"x\",\"url\":\"http://h/1\"}\n", 1, 1, 0, 0),
+            // A quoted field over two lines is one record (a bad URL here), not two.
+            ("a.csv", b"cluster,url\n\"x\ny\",http://h/1\nz,http://h/2\n", 2, 2, 0, 0),
+            ("a.csv", b"cluster,url\nx,\"http://h/1\nhttp://h/2\"\nz,http://h/3\n", 1, 1, 1, 0),
+            ("a.csv", b"cluster,url\nx,http://h/1\nz,\"http://h/3\n", 1, 1, 1, 0),
         ];
         for (name, data, nc, nr, ns, nf) in cases {
             let (c, rep) = read(name, data).unwrap();
