@@ -297,8 +297,13 @@ pub fn import_nutch(text: &str, path: &str) -> Result<Vec<Rule>> {
         )));
     }
     let mut rules = Vec::new();
+    // Line numbers counted forward from the previous element (children come in document
+    // order): linear in the file, where a lookup from the start per element is quadratic.
+    let (mut at, mut line) = (0usize, 1usize);
     for regex in root.children().filter(|n| n.is_element()) {
-        let line = doc.text_pos_at(regex.range().start).row;
+        let start = regex.range().start;
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[at..start]).count();
+        at = start;
         if regex.tag_name().name() != "regex" {
             return Err(err(format!(
                 "line {line}: <{}> where <regex> was expected",
