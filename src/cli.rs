@@ -246,6 +246,9 @@ pub struct ClusterArgs {
     /// Write `cluster<TAB>url` here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
+    /// Exit with code 3 when a record was skipped (malformed, or over a limit).
+    #[arg(long)]
+    pub strict: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = at_least(1))]
     pub threads: Option<usize>,
@@ -407,6 +410,10 @@ pub struct LearnArgs {
     /// Print the time each stage took.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Exit with code 3 (after writing the rules) when an input line or URL was skipped or left
+    /// out (malformed, rejected by the base layer, over a limit).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args, Debug)]

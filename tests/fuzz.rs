@@ -227,7 +227,7 @@ fn page_readers_never_panic() {
     let jsonl = "{\"url\": \"http://h.org/1\", \"html\": \"<p>a b c</p>\"}\n{\"url\": \"http://h.org/2\", \"html\": \"<title>t</title><p>a b</p>\"}\n";
     let dir = std::env::temp_dir().join(format!("dedust-fuzz-pages-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let seeds = vec![warc.into_bytes(), jsonl.as_bytes().to_vec()];
+    let seeds = [warc.into_bytes(), jsonl.as_bytes().to_vec()];
     // Files are written per case: fewer cases than the in-memory readers.
     let warc_path = dir.join("f.warc");
     let jsonl_path = dir.join("f.jsonl");

@@ -173,4 +173,16 @@ fn the_hostile_file_set_is_handled() {
     check(&measured(&args), &args, 0, "cut to their first", 200);
     let args = ["cluster", "--pages", &bomb];
     check(&measured(&args), &args, 1, "longer than", 400);
+
+    // `--strict` fails on any skip or limit hit, after writing the output.
+    let args = ["learn", &d("deep.tsv"), "--strict"];
+    check(&measured(&args), &args, 3, "left out", 200);
+    let args = ["cluster", "--pages", &d("mid.warc"), "--strict"];
+    let r = measured(&args);
+    check(&r, &args, 3, "skipped 2 records", 200);
+    assert_eq!(
+        r.out.lines().count(),
+        5,
+        "header and four pages still written"
+    );
 }

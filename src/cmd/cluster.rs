@@ -8,7 +8,7 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     crate::cli::threads(a.threads);
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let t = std::time::Instant::now();
-    let pages = super::read_pages(&a.pages)?;
+    let (pages, skipped) = super::read_pages_counted(&a.pages)?;
     let read = t.elapsed();
     let feats = dedust::cluster::page_features(&pages, &dedust::tdw::Weights::default());
     let parsed = t.elapsed();
@@ -30,5 +30,5 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
         (parsed - read).as_secs_f64(),
         joined.as_secs_f64()
     );
-    Ok(0)
+    Ok(if a.strict && skipped > 0 { 3 } else { 0 })
 }

@@ -10,7 +10,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
     crate::cli::threads(a.threads);
     let t0 = Instant::now();
-    let clusters = super::read_clusters(&a.input, a.format)?;
+    let (clusters, skipped) = super::read_clusters_counted(&a.input, a.format)?;
     if a.verbose {
         eprintln!(
             "learn: read {} clusters in {:.2}s",
@@ -135,5 +135,9 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         a.output.as_deref().unwrap_or("stdout"),
         t0.elapsed().as_secs_f64()
     );
-    Ok(0)
+    Ok(if a.strict && skipped + s.bad_urls + s.too_long > 0 {
+        3
+    } else {
+        0
+    })
 }

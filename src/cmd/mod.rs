@@ -155,6 +155,14 @@ pub fn read_clusters(
     path: &str,
     format: dedust::InputFormat,
 ) -> anyhow::Result<Vec<dedust::Cluster>> {
+    Ok(read_clusters_counted(path, format)?.0)
+}
+
+/// [`read_clusters`], and how many lines were skipped (for `--strict`).
+pub fn read_clusters_counted(
+    path: &str,
+    format: dedust::InputFormat,
+) -> anyhow::Result<(Vec<dedust::Cluster>, usize)> {
     let (clusters, rep) = dedust::read_clusters(path, format)?;
     if rep.skipped > 0 {
         let first: Vec<String> = rep
@@ -168,7 +176,7 @@ pub fn read_clusters(
             first.join("; ")
         );
     }
-    Ok(clusters)
+    Ok((clusters, rep.skipped))
 }
 
 /// Load and concatenate rule files (in the order given).
@@ -216,6 +224,11 @@ pub fn clusters_tsv(clusters: &[dedust::Cluster]) -> String {
 
 /// Read pages, with the skip summary on stderr.
 pub fn read_pages(path: &str) -> anyhow::Result<Vec<dedust::pages::Page>> {
+    Ok(read_pages_counted(path)?.0)
+}
+
+/// [`read_pages`], and how many records were skipped (for `--strict`).
+pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page>, usize)> {
     let (pages, rep) = dedust::pages::read_pages(path)?;
     if rep.skipped > 0 {
         eprintln!(
@@ -227,5 +240,5 @@ pub fn read_pages(path: &str) -> anyhow::Result<Vec<dedust::pages::Page>> {
     if pages.is_empty() {
         anyhow::bail!("{path}: no pages with HTML");
     }
-    Ok(pages)
+    Ok((pages, rep.skipped))
 }
