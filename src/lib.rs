@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod consensus;
 pub mod error;
 pub mod export;
+pub mod generalize;
 pub mod import;
 pub mod input;
 pub mod merge;

@@ -1673,6 +1673,9 @@ pub fn candidates_from(
         .collect();
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
+    // Sibling rules merged along the value-type lattice (extra candidates; validation decides).
+    let merged = crate::generalize::merge_siblings(&rules);
+    rules.extend(merged);
     rules.retain(|r| seen.insert((r.source.clone(), r.output.clone(), r.convention.clone())));
     (rules, stats)
 }

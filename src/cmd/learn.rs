@@ -125,7 +125,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     }
     match &out.validation {
         Some(v) => eprintln!(
-            "learn: {} candidates → {} rules ({} cross-host; rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent, {} host rules covered by cross-host ones)",
+            "learn: {} candidates → {} rules ({} cross-host; rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent, {} host rules whose work other rules do)",
             out.candidates, v.kept, out.file.rules.iter().filter(|r| r.is_global()).count(), v.low_support, v.high_fpr, v.conflicts, v.not_idempotent, v.redundant
         ),
         None => eprintln!("learn: {} candidates → {} rules (not validated)", out.candidates, out.file.rules.len()),
