@@ -87,7 +87,11 @@ fn bad_input_is_reported() {
     assert_eq!(r.len(), 2);
     assert_eq!(r[0].0, r[1].0, "identical pages cluster together");
     let o = dedust(&["cluster", "--pages", &mixed, "--threshold", "1.5"], b"");
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
     assert!(stderr(&o).contains("--threshold"), "{}", stderr(&o));
     let o = dedust(&["cluster", "--pages", &t.path("missing.jsonl")], b"");
     assert_eq!(o.status.code(), Some(1));
