@@ -5,7 +5,9 @@
 //! the pieces of one source path segment, with the same output — where that segment becomes one
 //! capture: the literals `python`, `ubuntu`, `camera` of a soft 404's `/{word}/missing-{int}`
 //! become `{alpha}`; `{alpha}-{alpha}-{alpha}` and `{alpha}-{alpha}-{alpha}-{alpha}` (a slug of
-//! three or four words) become `{any}`. Types join along the lattice `int ⊂ hex ⊂ alnum ⊂ any`,
+//! three or four words) become `{any}`; `item.do;jsessionid={alpha}{int}…` in a dozen run shapes
+//! becomes `item.do;jsessionid={any}` (siblings of several pieces keep the literal text they all
+//! start with). Types join along the lattice `int ⊂ hex ⊂ alnum ⊂ any`,
 //! `alpha ⊂ alnum`. The merged rule carries the pooled provenance (clusters, URLs, examples)
 //! and is validated like any candidate: the siblings stay candidates too, so validation and
 //! conflict resolution keep whichever form holds (the general one when it merges as well as its
@@ -71,10 +73,9 @@ pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
             .iter()
             .filter_map(|&m| rules[m].source.path.as_ref().map(|p| &p[i]))
             .collect();
-        let t = join(&pieces);
         let mut source = first.source.clone();
         if let Some(p) = source.path.as_mut() {
-            p[i] = vec![Piece::Cap(t)];
+            p[i] = join_pieces(&pieces);
         }
         let mut merged = Rule::new(first.kind, source, first.output.clone());
         merged.clusters = members.iter().map(|&m| rules[m].clusters).sum();
@@ -104,6 +105,34 @@ fn spelled_out(r: &Rule, i: usize) -> bool {
         .path
         .as_ref()
         .is_some_and(|o| o.iter().any(|s| matches!(s, SegOut::Lit(x) if x == lit)))
+}
+
+/// The merged segment: one capture of the least type accepting every sibling's pieces when each
+/// is one literal or one capture; else the literal text they all start with (`;jsessionid=`,
+/// `item-`), then `{any}`.
+fn join_pieces(pieces: &[&Vec<Piece>]) -> Vec<Piece> {
+    if pieces.iter().all(|p| p.len() == 1) {
+        return vec![Piece::Cap(join(pieces))];
+    }
+    let lead = |p: &Vec<Piece>| match p.first() {
+        Some(Piece::Lit(l)) => l.clone(),
+        _ => String::new(),
+    };
+    let mut prefix = lead(pieces[0]);
+    for p in &pieces[1..] {
+        let l = lead(p);
+        let common = prefix
+            .char_indices()
+            .zip(l.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(prefix.len().min(l.len()), |((k, _), _)| k);
+        prefix.truncate(common);
+    }
+    if prefix.is_empty() {
+        vec![Piece::Cap(CapType::Any)]
+    } else {
+        vec![Piece::Lit(prefix), Piece::Cap(CapType::Any)]
+    }
 }
 
 /// The least capture type accepting every sibling's pieces at the merged segment.
@@ -141,6 +170,76 @@ fn join(pieces: &[&Vec<Piece>]) -> CapType {
 mod tests {
     use super::*;
     use crate::rules::CapType::*;
+
+    /// Issue #9: one session id in a dozen letter/digit run shapes is one rule, not one per
+    /// shape, and it holds on shapes never seen in learning.
+    #[test]
+    fn a_session_id_in_many_shapes_is_one_rule() {
+        let runs = ["AB", "x", "12", "7", "QQ", "z9"];
+        let mut seed = 3u64;
+        let mut pick = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let clusters: Vec<crate::Cluster> = (0..40)
+            .map(|n| {
+                let mut urls = vec![format!("https://j.org/shop/item.do?id={n}")];
+                for _ in 0..2 {
+                    let sid: String = (0..2 + pick() % 4)
+                        .map(|_| runs[pick() % runs.len()])
+                        .collect();
+                    urls.push(format!(
+                        "https://j.org/shop/item.do;jsessionid={sid}?id={n}"
+                    ));
+                }
+                crate::Cluster {
+                    id: format!("c{n}"),
+                    urls,
+                }
+            })
+            .collect();
+        let cfg = crate::LearnConfig {
+            validate: Some(Default::default()),
+            ..Default::default()
+        };
+        let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
+        let patterns: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+        assert_eq!(
+            patterns,
+            ["https://j.org/shop/item.do;jsessionid={any}{?query}"],
+            "{patterns:?}"
+        );
+        let n = crate::Normalizer::new(out.file.rules, None);
+        let unseen = "https://j.org/shop/item.do;jsessionid=Zz0-9a?id=77";
+        assert_eq!(
+            n.apply_rules(unseen.into()).url,
+            "https://j.org/shop/item.do?id=77"
+        );
+    }
+
+    #[test]
+    fn multi_piece_siblings_keep_their_common_literal_start() {
+        let lit = |s: &str| Piece::Lit(s.into());
+        let a = vec![
+            lit("item.do;jsessionid="),
+            Piece::Cap(Alpha),
+            Piece::Cap(Int),
+        ];
+        let b = vec![lit("item.do;jsessionid="), Piece::Cap(Int), lit("x")];
+        let c = vec![lit("item.do;jsessionid=ab"), Piece::Cap(Alnum)];
+        assert_eq!(
+            join_pieces(&[&a, &b, &c]),
+            vec![lit("item.do;jsessionid="), Piece::Cap(Any)]
+        );
+        let d = vec![Piece::Cap(Alpha), lit("-"), Piece::Cap(Alpha)];
+        assert_eq!(join_pieces(&[&a, &d]), vec![Piece::Cap(Any)]);
+        assert_eq!(
+            join_pieces(&[&vec![lit("python")], &vec![lit("ubuntu")]]),
+            vec![Piece::Cap(Alpha)]
+        );
+    }
 
     #[test]
     fn types_join_along_the_lattice() {

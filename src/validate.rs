@@ -938,9 +938,10 @@ fn with_out(current: &[usize], url: &str, set: &dyn Fn(&[usize], usize) -> Norma
     set(current, usize::MAX).apply_rules(url.to_string()).url
 }
 
-/// Remove host-scoped rules that the cross-host tier makes redundant: a host rule goes when,
-/// without it, every data URL it rewrites still gets the same canonical form (the cross-host
-/// rules and the host's other rules do its work). One rule per mechanism, not one per host.
+/// Remove host-scoped rules that other rules make redundant: a host rule goes when, without it,
+/// every data URL it rewrites still gets the same canonical form (the cross-host rules and the
+/// host's other rules — such as a merged sibling from [`crate::generalize`] — do its work). One
+/// rule per mechanism, not one per host or per value shape.
 /// Weakest rules are tried first; order is kept.
 ///
 /// # Complexity
@@ -952,9 +953,6 @@ fn without_redundant(
     data: &[Labeled],
     trails: &Trails,
 ) -> (Vec<Rule>, HashSet<usize>) {
-    if !rules.iter().any(Rule::is_global) {
-        return (rules, HashSet::new());
-    }
     let refs: Vec<&Labeled> = data.iter().collect();
     // Only host rules look for candidates here.
     let index = UrlIndex::new(&refs, false);
