@@ -296,6 +296,43 @@ impl Normalizer {
         &self.rules
     }
 
+    /// Imported regex rules that grow a URL every time they apply, found when the rules are
+    /// loaded: each is applied again and again to probe URLs (every letter, digit and URL
+    /// punctuation in path and query), and one whose output is longer after each of
+    /// [`MAX_ROUNDS`] applications is reported (an `a` → `aa` rule). Such rules still run; the
+    /// engine refuses any rewrite whose output passes [`MAX_LINE`]. Indices into
+    /// [`Normalizer::rules`].
+    ///
+    /// ```
+    /// let grow = dedust::regex_rule("a", "aa", "x").unwrap();
+    /// let fine = dedust::regex_rule("[?&]s=[0-9a-f]+", "", "y").unwrap();
+    /// let n = dedust::Normalizer::new(vec![fine, grow], None);
+    /// assert_eq!(n.growing_rules(), vec![1]);
+    /// ```
+    pub fn growing_rules(&self) -> Vec<usize> {
+        const PROBES: [&str; 2] = [
+            "http://www.example.org/abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ/0123456789/-._~!$'()*+,;=:@%20/index.html?a=1&b=x&c=&d",
+            "https://example.org/",
+        ];
+        self.java
+            .iter()
+            .enumerate()
+            .filter_map(|(i, re)| re.as_ref().map(|re| (i, re)))
+            .filter(|(_, re)| {
+                PROBES.iter().any(|p| {
+                    let mut cur = p.to_string();
+                    (0..MAX_ROUNDS).all(|_| {
+                        let next = re.replace_all(&cur);
+                        let grew = next.len() > cur.len();
+                        cur = next;
+                        grew && cur.len() <= MAX_LINE
+                    })
+                })
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// Normalize one URL: base layer, then rules to a fixed point.
     pub fn normalize(&self, url: &str) -> Result<Normalized, BaseError> {
         let b = match &self.base {

@@ -388,5 +388,26 @@ fn a_rule_chain_growing_a_url_stops_and_is_reported() {
     let o = dedust(&["normalize", "--strict", "-r", &rules], url.as_bytes());
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("rewrites refused"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("grows a URL each time it applies"),
+        "{}",
+        stderr(&o)
+    );
+    // Reported when the rules are loaded, whatever the input.
+    let o = dedust(
+        &["normalize", "--strict", "-r", &rules],
+        b"http://h.org/x\n",
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("grows a URL each time it applies"),
+        "{}",
+        stderr(&o)
+    );
+    let o = dedust(
+        &["normalize", "--strict", "-r", "rules/demo.json"],
+        b"http://h.org/x\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).len() <= 64 * 1024 + 1);
 }

@@ -317,6 +317,17 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     let rules = super::load_rules(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);
+    let growing = n.growing_rules();
+    for &i in &growing {
+        let r = &n.rules()[i];
+        eprintln!(
+            "dedust: warning: rule {} ({:?} → {:?}) grows a URL each time it applies; its rewrites stop at {} bytes",
+            r.id,
+            r.pattern,
+            r.target,
+            dedust::normalize::MAX_LINE
+        );
+    }
     let input = a.input.clone().unwrap_or_else(|| "-".into());
     let r = dedust::input::open(&input)?;
     let mut pending = None;
@@ -382,11 +393,13 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
             dedust::normalize::MAX_LINE
         );
     }
-    Ok(if a.strict && (bad > 0 || limit > 0 || grew > 0) {
-        3
-    } else {
-        0
-    })
+    Ok(
+        if a.strict && (bad > 0 || limit > 0 || grew > 0 || !growing.is_empty()) {
+            3
+        } else {
+            0
+        },
+    )
 }
 
 /// The ordered output: pieces are written (and, for `--dedup`, filtered) in input order.
