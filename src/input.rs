@@ -320,11 +320,17 @@ pub fn read_clusters_from(
                 pending.push('\n');
             }
             pending.push_str(line);
-            if csv_open(&pending) && (pending.len() as u64) < MAX_RECORD_LINE {
+            // A stray quote must not swallow the rest of the file: a quoted field spans at most
+            // `CSV_FIELD_LINES` lines and 64 KiB (a URL record is far shorter).
+            let open = csv_open(&pending);
+            if open && lineno - pending_line + 1 < CSV_FIELD_LINES && pending.len() < 64 << 10 {
                 continue;
             }
-            if csv_open(&pending) {
-                rep.bad(pending_line, format!("longer than {MAX_RECORD_LINE} bytes"));
+            if open {
+                rep.bad(
+                    pending_line,
+                    format!("quoted field not closed within {CSV_FIELD_LINES} lines"),
+                );
                 pending.clear();
                 continue;
             }
@@ -482,6 +488,9 @@ fn trunc(s: &str) -> String {
 }
 
 /// Split a TSV line, or a CSV line with RFC 4180 quoting.
+/// Most lines one quoted CSV field may span.
+const CSV_FIELD_LINES: usize = 8;
+
 /// Whether a CSV text ends inside a quoted field (as [`split_fields`] reads quotes).
 fn csv_open(text: &str) -> bool {
     let mut quoted = false;

@@ -381,18 +381,20 @@ fn read_warc(
         if !version.starts_with("WARC/") {
             // Out of step (a wrong Content-Length before, garbage between records): resume at
             // the next version line.
+            // Lines of any length are read past here (minified HTML of a mis-framed record).
             let at = r.pos;
+            let mut buf = Vec::new();
             loop {
-                match line(&mut r, rep, record)? {
-                    Err(()) => return Ok(()),
-                    Ok(None) => {
+                use crate::input::{read_line_capped, Line};
+                match read_line_capped(&mut r, &mut buf, MAX_HEADER_LINE).map_err(io)? {
+                    Line::End => {
                         rep.skip(format!(
                             "{origin}: expected a WARC/ version line at byte {at}, none follows"
                         ));
                         return Ok(());
                     }
-                    Ok(Some(l)) if l.starts_with("WARC/") => break,
-                    Ok(Some(_)) => {}
+                    Line::Whole if buf.starts_with(b"WARC/") => break,
+                    _ => {}
                 }
             }
             rep.skip(format!(
@@ -451,7 +453,11 @@ fn read_warc(
         // A block ends with the record: a blank line (or the end of the file) follows. Anything
         // else means the Content-Length is wrong, so the block is not this record's.
         let next = r.fill_buf().map_err(io)?;
-        if !(next.is_empty() || next[0] == b'\r' || next[0] == b'\n') {
+        let ends = next.is_empty()
+            || next.starts_with(b"\r\n\r\n")
+            || next.starts_with(b"\n\n")
+            || (next.len() < 4 && b"\r\n\r\n".starts_with(next));
+        if !ends {
             rep.skip(format!(
                 "{origin}: Content-Length {len} does not end at the record's end (byte {})",
                 r.pos

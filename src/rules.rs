@@ -791,15 +791,15 @@ fn observations(
         {
             out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
         }
-        let established = |scheme: &str, host: &str| {
+        // A site's evidence: the clusters holding any URL of its registrable domain.
+        let established = |host: &str| {
             popularity
-                .get(&format!("\u{2}{scheme}://{host}"))
+                .get(&format!("\u{3}{}", crate::site::registrable_domain(host)))
                 .copied()
                 .unwrap_or(0)
         };
         if (uu.scheme != cu.scheme || uu.host != cu.host)
-            && (!cross_site
-                || established(&cu.scheme, &cu.host) > established(&uu.scheme, &uu.host))
+            && (!cross_site || established(&cu.host) > established(&uu.host))
         {
             out.push((
                 GroupKey::Alias {
@@ -1590,11 +1590,22 @@ pub fn candidates_from(
         .into_par_iter()
         .fold(HashMap::new, |mut m: HashMap<String, usize>, c| {
             if prep.urls[c].len() >= 2 {
-                let shapes: BTreeSet<String> = prep.sample[c]
+                let mut shapes: BTreeSet<String> = prep.sample[c]
                     .iter()
                     .map(|&i| &prep.urls[c][i as usize])
                     .flat_map(|u| [url_shape(u), site_key(u)])
                     .collect();
+                // Per registrable domain too, for the cross-site alias guard.
+                if prep.allow_cross_site {
+                    for u in prep.sample[c].iter().map(|&i| &prep.urls[c][i as usize]) {
+                        if let Some(p) = split_url(u) {
+                            shapes.insert(format!(
+                                "\u{3}{}",
+                                crate::site::registrable_domain(p.host)
+                            ));
+                        }
+                    }
+                }
                 for sh in shapes {
                     *m.entry(sh).or_default() += 1;
                 }
@@ -1673,10 +1684,13 @@ pub fn candidates_from(
         .collect();
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
-    // Sibling rules merged along the value-type lattice (extra candidates; validation decides).
-    let merged = crate::generalize::merge_siblings(&rules);
-    rules.extend(merged);
     rules.retain(|r| seen.insert((r.source.clone(), r.output.clone(), r.convention.clone())));
+    // Sibling rules merged along the value-type lattice (extra candidates; validation decides).
+    for m in crate::generalize::merge_siblings(&rules) {
+        if seen.insert((m.source.clone(), m.output.clone(), m.convention.clone())) {
+            rules.push(m);
+        }
+    }
     (rules, stats)
 }
 

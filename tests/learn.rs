@@ -226,4 +226,22 @@ fn copied_pages_never_move_the_victim_onto_the_copier() {
         let out = normalize_with(&rules, &[victim, copy]);
         assert_eq!(out, [want_victim, want_copy], "{input} {extra:?}");
     }
+    // Evidence is counted per site, not per scheme and host: an established site seen mostly
+    // over https is not moved onto a newcomer through its few http URLs.
+    let mut tsv = String::from("cluster\turl\n");
+    for n in 0..30 {
+        tsv += &format!("v{n}\thttps://victim.com/p/{n}\nv{n}\thttps://victim.com/p/{n}?s=1\n");
+    }
+    for n in 0..3 {
+        tsv += &format!("e{n}\thttps://evil.org/q/{n}\ne{n}\thttps://evil.org/q/{n}?s=1\n");
+    }
+    for n in 0..2 {
+        tsv += &format!("x{n}\thttp://victim.com/a{n}\nx{n}\thttps://evil.org/a{n}\n");
+    }
+    let input = t.write("xs.tsv", tsv.as_bytes());
+    let rules = t.path("xs.json");
+    let o = dedust(&["learn", &input, "--allow-cross-site", "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = normalize_with(&rules, &["http://victim.com/secret"]);
+    assert!(!out[0].contains("evil.org"), "{out:?}");
 }

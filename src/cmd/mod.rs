@@ -82,19 +82,20 @@ impl Drop for Pending {
 pub fn create_output(p: &str) -> anyhow::Result<(std::fs::File, Pending)> {
     use anyhow::Context;
     let path = std::path::Path::new(p);
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.is_file() {
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(|| format!("opening {p}"))?;
-            let pending = Pending {
-                tmp: None,
-                dst: path.into(),
-                sync: None,
-            };
-            return Ok((f, pending));
-        }
+    // `/dev/stdout`, `/proc/self/fd/1` and other special files may stand for a file another
+    // program opened (`>> log`): append to it, never rename over it.
+    let special = path.starts_with("/dev") || path.starts_with("/proc");
+    if std::fs::metadata(path).is_ok_and(|m| special || !m.is_file()) {
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {p}"))?;
+        let pending = Pending {
+            tmp: None,
+            dst: path.into(),
+            sync: None,
+        };
+        return Ok((f, pending));
     }
     let dst = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let dir = match dst.parent() {
@@ -137,6 +138,22 @@ pub fn create_output(p: &str) -> anyhow::Result<(std::fs::File, Pending)> {
 pub fn refuse_overwrite(outputs: &[Option<&str>], inputs: &[&str]) -> anyhow::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    // Two outputs naming one file (`-o X --explain X`): one would replace the other.
+    let named: Vec<&str> = outputs
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|p| *p != "-")
+        .collect();
+    for (k, a) in named.iter().enumerate() {
+        let abs = |p: &str| std::path::absolute(p).ok();
+        if let Some(b) = named[k + 1..]
+            .iter()
+            .find(|b| abs(a) == abs(b) || (id(a).is_some() && id(a) == id(b)))
+        {
+            anyhow::bail!("refusing to write {a} twice: two outputs name one file ({b})");
+        }
+    }
     for out in outputs.iter().flatten().filter(|p| **p != "-") {
         let Some(o) = id(out) else { continue };
         if let Some(i) = inputs.iter().find(|i| **i != "-" && id(i) == Some(o)) {
