@@ -128,6 +128,9 @@ struct UrlIndex<'a> {
     by_flag: [Vec<u32>; 3],
     by_doc: HashMap<&'a str, Vec<u32>>,
     by_param: HashMap<&'a str, Vec<u32>>,
+    /// Each URL's first path segment (with `features` only): a cross-host rule found through
+    /// its feature skips the URLs whose first segment differs from its literal one.
+    first: Vec<&'a str>,
 }
 
 impl<'a> UrlIndex<'a> {
@@ -139,6 +142,7 @@ impl<'a> UrlIndex<'a> {
         let mut by_flag: [Vec<u32>; 3] = Default::default();
         let mut by_doc: HashMap<&str, Vec<u32>> = HashMap::new();
         let mut by_param: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut firsts: Vec<&str> = Vec::with_capacity(if features { urls.len() } else { 0 });
         // Each URL's host, first path segment and exposure keys, found in parallel; the maps
         // are then filled in URL order.
         type Parsed<'b> = Option<(&'b str, &'b str, Vec<Feature<'b>>)>;
@@ -161,6 +165,9 @@ impl<'a> UrlIndex<'a> {
             })
             .collect();
         for (i, parsed) in parsed.into_iter().enumerate() {
+            if features {
+                firsts.push(parsed.as_ref().map_or("", |p| p.1));
+            }
             if let Some((host, first, keys)) = parsed {
                 for k in keys {
                     let list = match k {
@@ -185,7 +192,22 @@ impl<'a> UrlIndex<'a> {
             by_flag,
             by_doc,
             by_param,
+            first: firsts,
         }
+    }
+
+    /// For a cross-host rule found through its feature and whose path starts with a literal
+    /// segment: that segment (the candidates with another first segment cannot match).
+    fn required_first<'r>(&self, r: &'r Rule) -> Option<&'r str> {
+        if self.first.is_empty() || rule_feature(r).is_none() {
+            return None;
+        }
+        first_literal(r)
+    }
+
+    /// Whether candidate `i` of `r` can match, given [`UrlIndex::required_first`] `need`.
+    fn may_match(&self, need: Option<&str>, i: u32) -> bool {
+        need.is_none_or(|l| self.first[i as usize] == l)
     }
 
     /// Indices of the URLs `r` may match.
@@ -208,18 +230,22 @@ impl<'a> UrlIndex<'a> {
                 None => return &[],
             }
         };
-        let first_lit = match r.source.path.as_ref().and_then(|p| p.first()) {
-            Some(seg) => match seg.as_slice() {
-                [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
-                [] => Some(""),
-                _ => None,
-            },
-            None => None,
-        };
-        match first_lit {
+        match first_literal(r) {
             Some(l) => by_first.get(l).map_or(&[], |v| v.as_slice()),
             None => all,
         }
+    }
+}
+
+/// The literal first path segment a rule requires (`""` for the path `/`), if any.
+fn first_literal(r: &Rule) -> Option<&str> {
+    match r.source.path.as_ref().and_then(|p| p.first()) {
+        Some(seg) => match seg.as_slice() {
+            [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
+            [] => Some(""),
+            _ => None,
+        },
+        None => None,
     }
 }
 
@@ -302,21 +328,23 @@ pub(crate) fn rule_stats_rewrites(
 ) -> (Vec<(usize, usize)>, Rewrites) {
     let any_global = rules.iter().any(Rule::is_global);
     let ctx = MergeContext::new(validation, reference, any_global);
-    // Host and registrable domain of every URL (only needed for cross-host rules).
-    let (hosts, domains): (Vec<&str>, Vec<String>) = if any_global {
+    // Host and registrable domain of every URL (only needed for cross-host rules); the domain
+    // is found once per distinct host.
+    let hosts: Vec<&str> = if any_global {
         ctx.all
             .par_iter()
-            .map(|l| {
-                let h = split_url(&l.url).map_or("", |p| p.host);
-                (
-                    h,
-                    crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string(),
-                )
-            })
-            .unzip()
+            .map(|l| split_url(&l.url).map_or("", |p| p.host))
+            .collect()
     } else {
-        Default::default()
+        Vec::new()
     };
+    let mut domain_of: HashMap<&str, String> = HashMap::new();
+    for &h in &hosts {
+        domain_of.entry(h).or_insert_with(|| {
+            crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string()
+        });
+    }
+    let domains: Vec<&str> = hosts.iter().map(|h| domain_of[h].as_str()).collect();
     rules
         .par_iter_mut()
         .map(|r| {
@@ -325,7 +353,7 @@ pub(crate) fn rule_stats_rewrites(
             if r.is_global() {
                 let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
                 for x in &m {
-                    let e = per.entry(domains[x.url as usize].as_str()).or_default();
+                    let e = per.entry(domains[x.url as usize]).or_default();
                     e.0 += 1;
                     e.1 += usize::from(x.fp);
                 }
@@ -388,6 +416,8 @@ struct MergeContext<'a> {
     /// URL → its first index; `next` chains the others (a URL may sit in several clusters).
     head: HashMap<&'a str, u32>,
     next: Vec<u32>,
+    /// A later index holds the same URL (`head` points past this one).
+    later: Vec<bool>,
 }
 
 impl<'a> MergeContext<'a> {
@@ -401,9 +431,11 @@ impl<'a> MergeContext<'a> {
         let index = UrlIndex::new(&all, features);
         let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
         let mut next: Vec<u32> = vec![u32::MAX; all.len()];
+        let mut later = vec![false; all.len()];
         for (i, l) in all.iter().enumerate() {
             if let Some(prev) = head.insert(l.url.as_str(), i as u32) {
                 next[i] = prev;
+                later[prev as usize] = true;
             }
         }
         MergeContext {
@@ -412,6 +444,7 @@ impl<'a> MergeContext<'a> {
             index,
             head,
             next,
+            later,
         }
     }
 
@@ -444,7 +477,11 @@ impl<'a> MergeContext<'a> {
         let mut out_of: Vec<u32> = Vec::new();
         // (hash of the output, URL index, output), sorted by output: equal outputs are adjacent.
         let mut outs: Vec<(u64, u32, String)> = Vec::new();
+        let need = self.index.required_first(r);
         for &i in self.index.candidates(r) {
+            if !self.index.may_match(need, i) {
+                continue;
+            }
             let u = &all[i as usize].url;
             if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
                 outs.push((crate::render::fnv(&o), i, o));
@@ -465,35 +502,35 @@ impl<'a> MergeContext<'a> {
         }
         outs.sort_unstable_by(|a, b| (a.0, &a.2, a.1).cmp(&(b.0, &b.2, b.1)));
         let mut out = Vec::new();
-        let mut rewritten: Vec<u32> = Vec::new();
+        // Buffers reused from group to group.
+        let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
+        let mut counts = Vec::new();
         for group in outs.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
             let o = group[0].2.as_str();
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
-            let mut unchanged = self
-                .exact(o)
-                .filter(|j| out_of.binary_search(j).is_err())
-                .peekable();
+            unchanged.clear();
+            unchanged.extend(self.exact(o).filter(|j| out_of.binary_search(j).is_err()));
             // One URL (or copies of it) sent where no URL is: no merge.
             let first = all[group[0].1 as usize].url.as_str();
-            if unchanged.peek().is_none() && group.iter().all(|g| all[g.1 as usize].url == first) {
+            if unchanged.is_empty() && group.iter().all(|g| all[g.1 as usize].url == first) {
                 continue;
             }
-            let unchanged: Vec<u32> = unchanged.collect();
-            rewritten.clear();
-            rewritten.extend(group.iter().map(|g| g.1));
-            let rewritten = &rewritten;
-            let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
-            let mut distinct: Vec<&str> = bucket
-                .iter()
-                .map(|&j| all[j as usize].url.as_str())
-                .collect();
+            bucket.clear();
+            bucket.extend(group.iter().map(|g| g.1));
+            let rewritten = bucket.len();
+            bucket.extend_from_slice(&unchanged);
+            distinct.clear();
+            distinct.extend(bucket.iter().map(|&j| all[j as usize].url.as_str()));
             distinct.sort_unstable();
             distinct.dedup();
             if distinct.len() < 2 {
                 continue;
             }
-            let major = self.leader(&bucket, &unchanged);
-            for &i in rewritten.iter().filter(|&&i| (i as usize) < self.nv) {
+            let major = self.leader(&bucket, &unchanged, &mut counts);
+            for &i in bucket[..rewritten]
+                .iter()
+                .filter(|&&i| (i as usize) < self.nv)
+            {
                 out.push(Merge {
                     url: i,
                     fp: all[i as usize].cluster != major,
@@ -507,24 +544,22 @@ impl<'a> MergeContext<'a> {
     /// The true cluster that leads a bucket (URL indices; `unchanged` are those the rule left
     /// alone). Ties go to the cluster of a URL the rule left alone: a rule has to out-vote the
     /// page that already lives at its target; then to the smallest label.
-    fn leader(&self, bucket: &[u32], unchanged: &[u32]) -> usize {
+    /// `labels`: a buffer.
+    fn leader(&self, bucket: &[u32], unchanged: &[u32], labels: &mut Vec<usize>) -> usize {
         let all = &self.all;
         // Clusters and their counts: sorted labels (buckets are mostly two or three URLs).
-        let mut labels: Vec<usize> = bucket.iter().map(|&j| all[j as usize].cluster).collect();
+        labels.clear();
+        labels.extend(bucket.iter().map(|&j| all[j as usize].cluster));
         labels.sort_unstable();
-        let counts: Vec<(usize, usize)> = labels
-            .chunk_by(|a, b| a == b)
-            .map(|g| (g[0], g.len()))
-            .collect();
+        let counts = labels.chunk_by(|a, b| a == b).map(|g| (g[0], g.len()));
         let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
         counts
-            .iter()
             .max_by(|a, b| {
                 a.1.cmp(&b.1)
                     .then_with(|| anchored(a.0).cmp(&anchored(b.0)))
                     .then_with(|| b.0.cmp(&a.0))
             })
-            .map(|(c, _)| *c)
+            .map(|(c, _)| c)
             .expect("bucket not empty")
     }
 
@@ -535,23 +570,31 @@ impl<'a> MergeContext<'a> {
     fn injective_merges(&self, r: &Rule) -> Vec<Merge> {
         let all = &self.all;
         let mut out = Vec::new();
+        let need = self.index.required_first(r);
+        let (mut unchanged, mut bucket, mut labels) = (Vec::new(), Vec::new(), Vec::new());
         for &i in self.index.candidates(r) {
-            let u = all[i as usize].url.as_str();
             // Each URL once, from the head of its chain of copies.
-            if self.head.get(u) != Some(&i) {
+            if self.later[i as usize] || !self.index.may_match(need, i) {
                 continue;
             }
+            let u = all[i as usize].url.as_str();
             let Some(o) = apply_rule(r, u).filter(|o| o != u) else {
                 continue;
             };
-            let unchanged: Vec<u32> = self.exact(&o).collect();
+            unchanged.clear();
+            unchanged.extend(self.exact(&o));
             if unchanged.is_empty() {
                 continue;
             }
-            let rewritten: Vec<u32> = self.exact(u).collect();
-            let bucket: Vec<u32> = rewritten.iter().chain(&unchanged).copied().collect();
-            let major = self.leader(&bucket, &unchanged);
-            for &j in rewritten.iter().filter(|&&j| (j as usize) < self.nv) {
+            bucket.clear();
+            bucket.extend(self.exact(u));
+            let rewritten = bucket.len();
+            bucket.extend_from_slice(&unchanged);
+            let major = self.leader(&bucket, &unchanged, &mut labels);
+            for &j in bucket[..rewritten]
+                .iter()
+                .filter(|&&j| (j as usize) < self.nv)
+            {
                 out.push(Merge {
                     url: j,
                     fp: all[j as usize].cluster != major,
@@ -1026,19 +1069,12 @@ fn without_redundant(
                 }
                 canon.insert(u, crate::render::fnv(&out));
             }
-            // URLs whose rule trail changed with a removal (their canonical form did not).
-            let mut pending: Vec<u32> = Vec::new();
             let mut dropped = Vec::new();
             for t in tries {
-                // Only URLs where `t` fired (or whose trail an earlier removal changed) can
-                // change without it: elsewhere the same rules fire in the same order.
-                let mut touched: Vec<u32> = fired
-                    .get(&t)
-                    .into_iter()
-                    .flatten()
-                    .chain(&pending)
-                    .copied()
-                    .collect();
+                // Only URLs where `t` fired can change without it: elsewhere the same rules fire
+                // in the same order. (A removal re-traces the URLs it touched, so `fired` follows
+                // the rules that took over; a stale entry only costs a check.)
+                let mut touched: Vec<u32> = fired.get(&t).cloned().unwrap_or_default();
                 touched.sort_unstable();
                 touched.dedup();
                 if touched.is_empty() {
@@ -1054,19 +1090,32 @@ fn without_redundant(
                     continue;
                 }
                 let without = set(&current, t);
-                let same = touched.iter().all(|u| {
-                    let url = &refs[*u as usize].url;
+                let rest: Vec<usize> = current.iter().copied().filter(|&i| i != t).collect();
+                // The host rules that fire on each touched URL without `t`.
+                let mut now: Vec<(u32, Vec<usize>)> = Vec::with_capacity(touched.len());
+                let same = touched.iter().all(|&u| {
+                    let url = &refs[u as usize].url;
                     let want = canon
-                        .get(u)
+                        .get(&u)
                         .copied()
                         .unwrap_or_else(|| crate::render::fnv(&with_out(&current, url, &set)));
-                    crate::render::fnv(&without.apply_rules(url.clone()).url) == want
+                    let (out, by) = without.trace(url);
+                    now.push((
+                        u,
+                        by.into_iter()
+                            .filter_map(|k| rest.get(k).copied())
+                            .collect(),
+                    ));
+                    crate::render::fnv(&out) == want
                 });
                 if same {
-                    current.retain(|&i| i != t);
+                    current = rest;
                     dropped.push(t);
-                    // `touched` holds every pending URL already.
-                    pending = touched;
+                    for (u, by) in now {
+                        for r in by {
+                            fired.entry(r).or_default().push(u);
+                        }
+                    }
                 }
             }
             dropped
