@@ -143,15 +143,15 @@ fn finish(
         Some(v) => {
             progress(Stage::Validate, 0, candidates);
             // Validated on the data itself, the host rules' rewrites are kept for `select`.
-            let (st, rewrites) = match parts {
+            let (st, rewrites, exposure) = match parts {
                 Some(p) => {
                     let (val, _) = labeled(&p[1], &cfg.learn.base);
                     let (tr, _) = labeled(&p[0], &cfg.learn.base);
-                    (rule_stats_and_sites(&mut cands, &val, &tr), None)
+                    (rule_stats_and_sites(&mut cands, &val, &tr), None, None)
                 }
                 None => {
-                    let (st, w) = crate::validate::rule_stats_rewrites(&mut cands, &data, &[]);
-                    (st, Some(w))
+                    let (st, w, e) = crate::validate::rule_stats_rewrites(&mut cands, &data, &[]);
+                    (st, Some(w), Some(e))
                 }
             };
             progress(Stage::Validate, candidates, candidates);
@@ -180,7 +180,7 @@ fn finish(
             }
             let mut file = RuleFile::new(rules, base, Some(ValidationSettings::from(&v)));
             if !evidence.is_empty() {
-                file.exposure = crate::validate::exposure(&data);
+                file.exposure = exposure.unwrap_or_else(|| crate::validate::exposure(&data));
             }
             file.evidence = evidence;
             LearnOutput {

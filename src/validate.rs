@@ -118,6 +118,7 @@ pub struct ValidateReport {
 /// URL indices of one host: all of them, and by first path segment.
 type HostUrls<'a> = (Vec<u32>, HashMap<&'a str, Vec<u32>>);
 
+#[derive(Default)]
 struct UrlIndex<'a> {
     by_host: HashMap<&'a str, HostUrls<'a>>,
     /// Every URL, and by first path segment (for cross-host rules).
@@ -131,69 +132,116 @@ struct UrlIndex<'a> {
     /// Each URL's first path segment (with `features` only): a cross-host rule found through
     /// its feature skips the URLs whose first segment differs from its literal one.
     first: Vec<&'a str>,
+    /// Each URL's host (with `features` only; `""` when it does not split).
+    host: Vec<&'a str>,
 }
 
 impl<'a> UrlIndex<'a> {
     /// `features`: also index by exposure feature ([`UrlIndex::candidates`] of cross-host rules
     /// needs it; host rules do not).
+    ///
+    /// # Complexity
+    /// `O(n)` hash updates for `n` URLs, in parallel over chunks of URLs whose indexes are then
+    /// appended in URL order (every list stays ascending).
     fn new(urls: &[&'a Labeled], features: bool) -> UrlIndex<'a> {
-        let mut by_host: HashMap<&str, HostUrls> = HashMap::new();
-        let mut all: HostUrls = Default::default();
-        let mut by_flag: [Vec<u32>; 3] = Default::default();
-        let mut by_doc: HashMap<&str, Vec<u32>> = HashMap::new();
-        let mut by_param: HashMap<&str, Vec<u32>> = HashMap::new();
-        let mut firsts: Vec<&str> = Vec::with_capacity(if features { urls.len() } else { 0 });
-        // Each URL's host, first path segment and exposure keys, found in parallel; the maps
-        // are then filled in URL order.
-        type Parsed<'b> = Option<(&'b str, &'b str, Vec<Feature<'b>>)>;
-        let parsed: Vec<Parsed<'a>> = urls
-            .par_iter()
-            .map(|l| {
-                let p = split_url(&l.url)?;
+        const CHUNK: usize = 1 << 15;
+        let parts: Vec<UrlIndex<'a>> = urls
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut ix = UrlIndex::default();
                 let mut keys = Vec::new();
-                if features {
-                    url_exposure(&l.url, &mut keys);
+                for (j, l) in chunk.iter().enumerate() {
+                    let i = (c * CHUNK + j) as u32;
+                    let p = split_url(&l.url);
+                    let first = p.map_or("", |p| {
+                        p.path
+                            .get(1..)
+                            .unwrap_or("")
+                            .split('/')
+                            .next()
+                            .unwrap_or("")
+                    });
+                    if features {
+                        ix.first.push(first);
+                        ix.host.push(p.map_or("", |p| p.host));
+                    }
+                    let Some(p) = p else { continue };
+                    if features {
+                        keys.clear();
+                        parts_exposure(&p, &mut keys);
+                        for &k in &keys {
+                            ix.feature_list(k).push(i);
+                        }
+                    }
+                    let h = ix.by_host.entry(p.host).or_default();
+                    h.0.push(i);
+                    h.1.entry(first).or_default().push(i);
+                    ix.all.0.push(i);
+                    ix.all.1.entry(first).or_default().push(i);
                 }
-                let first = p
-                    .path
-                    .get(1..)
-                    .unwrap_or("")
-                    .split('/')
-                    .next()
-                    .unwrap_or("");
-                Some((p.host, first, keys))
+                ix
             })
             .collect();
-        for (i, parsed) in parsed.into_iter().enumerate() {
-            if features {
-                firsts.push(parsed.as_ref().map_or("", |p| p.1));
-            }
-            if let Some((host, first, keys)) = parsed {
-                for k in keys {
-                    let list = match k {
-                        Feature::Http => &mut by_flag[0],
-                        Feature::Www => &mut by_flag[1],
-                        Feature::Slash => &mut by_flag[2],
-                        Feature::Doc(n) => by_doc.entry(n).or_default(),
-                        Feature::Param(n) => by_param.entry(n).or_default(),
-                    };
-                    list.push(i as u32);
-                }
-                let h = by_host.entry(host).or_default();
-                h.0.push(i as u32);
-                h.1.entry(first).or_default().push(i as u32);
-                all.0.push(i as u32);
-                all.1.entry(first).or_default().push(i as u32);
+        let mut out = UrlIndex::default();
+        for part in parts {
+            out.append(part);
+        }
+        out
+    }
+
+    /// The list of URLs with feature `k`.
+    fn feature_list(&mut self, k: Feature<'a>) -> &mut Vec<u32> {
+        match k {
+            Feature::Http => &mut self.by_flag[0],
+            Feature::Www => &mut self.by_flag[1],
+            Feature::Slash => &mut self.by_flag[2],
+            Feature::Doc(n) => self.by_doc.entry(n).or_default(),
+            Feature::Param(n) => self.by_param.entry(n).or_default(),
+        }
+    }
+
+    /// Append the index of the URLs that follow this one's.
+    fn append(&mut self, other: UrlIndex<'a>) {
+        fn join<'b>(into: &mut HostUrls<'b>, from: HostUrls<'b>) {
+            into.0.extend(from.0);
+            for (k, v) in from.1 {
+                into.1.entry(k).or_default().extend(v);
             }
         }
-        UrlIndex {
-            by_host,
-            all,
-            by_flag,
-            by_doc,
-            by_param,
-            first: firsts,
+        for (h, urls) in other.by_host {
+            join(self.by_host.entry(h).or_default(), urls);
         }
+        join(&mut self.all, other.all);
+        for (into, from) in self.by_flag.iter_mut().zip(other.by_flag) {
+            into.extend(from);
+        }
+        for (k, v) in other.by_doc {
+            self.by_doc.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.by_param {
+            self.by_param.entry(k).or_default().extend(v);
+        }
+        self.first.extend(other.first);
+        self.host.extend(other.host);
+    }
+
+    /// Per exposure key, how many URLs have it (see [`exposure`]; with `features` only).
+    fn exposure(&self) -> BTreeMap<String, usize> {
+        let flags = [Feature::Http, Feature::Www, Feature::Slash];
+        flags
+            .into_iter()
+            .zip(&self.by_flag)
+            .map(|(k, v)| (k, v.len()))
+            .chain(self.by_doc.iter().map(|(n, v)| (Feature::Doc(n), v.len())))
+            .chain(
+                self.by_param
+                    .iter()
+                    .map(|(n, v)| (Feature::Param(n), v.len())),
+            )
+            .filter(|&(_, n)| n > 0)
+            .map(|(k, n)| (k.key(), n))
+            .collect()
     }
 
     /// For a cross-host rule found through its feature and whose path starts with a literal
@@ -320,32 +368,26 @@ pub(crate) type Rewrites = Vec<RuleRewrites>;
 /// One rule's rewrites: `(URL index, hash of the output)`, sorted.
 pub(crate) type RuleRewrites = Vec<(u32, u64)>;
 
-/// [`rule_stats_and_sites`], also returning the host rules' [`Rewrites`].
+/// [`rule_stats_and_sites`], also returning the host rules' [`Rewrites`] and, when there are
+/// cross-host rules, the [`exposure`] of the validation and reference URLs.
 pub(crate) fn rule_stats_rewrites(
     rules: &mut [Rule],
     validation: &[Labeled],
     reference: &[Labeled],
-) -> (Vec<(usize, usize)>, Rewrites) {
+) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
     let any_global = rules.iter().any(Rule::is_global);
     let ctx = MergeContext::new(validation, reference, any_global);
     // Host and registrable domain of every URL (only needed for cross-host rules); the domain
     // is found once per distinct host.
-    let hosts: Vec<&str> = if any_global {
-        ctx.all
-            .par_iter()
-            .map(|l| split_url(&l.url).map_or("", |p| p.host))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let hosts: &[&str] = &ctx.index.host;
     let mut domain_of: HashMap<&str, String> = HashMap::new();
-    for &h in &hosts {
+    for &h in hosts {
         domain_of.entry(h).or_insert_with(|| {
             crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string()
         });
     }
     let domains: Vec<&str> = hosts.iter().map(|h| domain_of[h].as_str()).collect();
-    rules
+    let (stats, rewrites) = rules
         .par_iter_mut()
         .map(|r| {
             let (m, rewrites) = ctx.merges(r, true);
@@ -384,7 +426,8 @@ pub(crate) fn rule_stats_rewrites(
             }
             (st, rewrites)
         })
-        .unzip()
+        .unzip();
+    (stats, rewrites, ctx.index.exposure())
 }
 
 /// One validation URL a rule (alone) rewrites into a merge.
@@ -1198,7 +1241,13 @@ fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
 
 /// The exposure features of one base-normalized URL (see [`exposure_key`]), each once.
 fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
-    let Some(p) = split_url(url) else { return };
+    if let Some(p) = split_url(url) {
+        parts_exposure(&p, out);
+    }
+}
+
+/// [`url_exposure`] of a URL already split.
+fn parts_exposure<'a>(p: &crate::tokenize::UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if p.scheme == "http" {
         out.push(Feature::Http);
     }
