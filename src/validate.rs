@@ -456,7 +456,7 @@ struct MergeContext<'a> {
     /// Validation URLs are `all[..nv]`; the rest are reference URLs.
     nv: usize,
     index: UrlIndex<'a>,
-    /// URL → its first index; `next` chains the others (a URL may sit in several clusters).
+    /// URL → its last index; `next` chains the others (a URL may sit in several clusters).
     head: HashMap<&'a str, u32>,
     next: Vec<u32>,
     /// A later index holds the same URL (`head` points past this one).
@@ -1113,6 +1113,8 @@ fn without_redundant(
                 canon.insert(u, crate::render::fnv(&out));
             }
             let mut dropped = Vec::new();
+            // A rule went after a check of its URLs (which re-traced them).
+            let mut retraced = false;
             for t in tries {
                 // Only URLs where `t` fired can change without it: elsewhere the same rules fire
                 // in the same order. (A removal re-traces the URLs it touched, so `fired` follows
@@ -1120,6 +1122,13 @@ fn without_redundant(
                 let mut touched: Vec<u32> = fired.get(&t).cloned().unwrap_or_default();
                 touched.sort_unstable();
                 touched.dedup();
+                if touched.is_empty() && retraced {
+                    // It fires nowhere now, not even on the URLs an earlier removal handed to
+                    // other rules: without it nothing changes.
+                    current.retain(|&i| i != t);
+                    dropped.push(t);
+                    continue;
+                }
                 if touched.is_empty() {
                     // Never fired on the host's data: another rule always got there first. It
                     // goes when it would rewrite some data URL alone (it is shadowed there).
@@ -1154,6 +1163,7 @@ fn without_redundant(
                 if same {
                     current = rest;
                     dropped.push(t);
+                    retraced = true;
                     for (u, by) in now {
                         for r in by {
                             fired.entry(r).or_default().push(u);
