@@ -321,9 +321,12 @@ pub fn read_clusters_from(
             }
             pending.push_str(line);
             // A stray quote must not swallow the rest of the file: a quoted field spans at most
-            // `CSV_FIELD_LINES` lines and 64 KiB (a URL record is far shorter).
+            // `CSV_FIELD_LINES` lines and `CSV_FIELD_BYTES` (a URL record is far shorter).
             let open = csv_open(&pending);
-            if open && lineno - pending_line + 1 < CSV_FIELD_LINES && pending.len() < 64 << 10 {
+            if open
+                && lineno - pending_line + 1 < CSV_FIELD_LINES
+                && pending.len() < CSV_FIELD_BYTES
+            {
                 continue;
             }
             if open {
@@ -487,9 +490,11 @@ fn trunc(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
-/// Split a TSV line, or a CSV line with RFC 4180 quoting.
 /// Most lines one quoted CSV field may span.
 const CSV_FIELD_LINES: usize = 8;
+
+/// Most bytes one quoted CSV field may span.
+const CSV_FIELD_BYTES: usize = 64 << 10;
 
 /// Whether a CSV text ends inside a quoted field (as [`split_fields`] reads quotes).
 fn csv_open(text: &str) -> bool {
@@ -514,6 +519,7 @@ fn csv_open(text: &str) -> bool {
     quoted
 }
 
+/// Split a TSV line, or a CSV line with RFC 4180 quoting.
 fn split_fields(line: &str, tsv: bool) -> Vec<String> {
     if tsv {
         return line.split('\t').map(str::to_string).collect();

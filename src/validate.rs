@@ -382,9 +382,9 @@ pub(crate) fn rule_stats_rewrites(
     let hosts: &[&str] = &ctx.index.host;
     let mut domain_of: HashMap<&str, String> = HashMap::new();
     for &h in hosts {
-        domain_of.entry(h).or_insert_with(|| {
-            crate::site::registrable_domain(&h.to_ascii_lowercase()).to_string()
-        });
+        domain_of
+            .entry(h)
+            .or_insert_with(|| domain(&h.to_ascii_lowercase()));
     }
     let domains: Vec<&str> = hosts.iter().map(|h| domain_of[h].as_str()).collect();
     let (stats, rewrites) = rules
@@ -547,7 +547,7 @@ impl<'a> MergeContext<'a> {
         let mut out = Vec::new();
         // Buffers reused from group to group.
         let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
-        let mut counts = Vec::new();
+        let mut labels = Vec::new();
         for group in outs.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
             let o = group[0].2.as_str();
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
@@ -569,7 +569,7 @@ impl<'a> MergeContext<'a> {
             if distinct.len() < 2 {
                 continue;
             }
-            let major = self.leader(&bucket, &unchanged, &mut counts);
+            let major = self.leader(&bucket, &unchanged, &mut labels);
             for &i in bucket[..rewritten]
                 .iter()
                 .filter(|&&i| (i as usize) < self.nv)
@@ -1122,20 +1122,17 @@ fn without_redundant(
                 let mut touched: Vec<u32> = fired.get(&t).cloned().unwrap_or_default();
                 touched.sort_unstable();
                 touched.dedup();
-                if touched.is_empty() && retraced {
-                    // It fires nowhere now, not even on the URLs an earlier removal handed to
-                    // other rules: without it nothing changes.
-                    current.retain(|&i| i != t);
-                    dropped.push(t);
-                    continue;
-                }
                 if touched.is_empty() {
-                    // Never fired on the host's data: another rule always got there first. It
-                    // goes when it would rewrite some data URL alone (it is shadowed there).
-                    if index.candidates(&rules[t]).iter().any(|&i| {
-                        let u = refs[i as usize].url.as_str();
-                        apply_rule(&rules[t], u).is_some_and(|o| o != u)
-                    }) {
+                    // It fires nowhere now. After a checked removal (which re-traced the URLs it
+                    // handed to other rules), without it nothing changes. Else it never fired on
+                    // the host's data: another rule always got there first. It goes when it
+                    // would rewrite some data URL alone (it is shadowed there).
+                    if retraced
+                        || index.candidates(&rules[t]).iter().any(|&i| {
+                            let u = refs[i as usize].url.as_str();
+                            apply_rule(&rules[t], u).is_some_and(|o| o != u)
+                        })
+                    {
                         current.retain(|&i| i != t);
                         dropped.push(t);
                     }
