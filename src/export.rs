@@ -585,7 +585,7 @@ mod tests {
             r.attested = hosts.iter().map(|h| h.to_string()).collect();
             r
         };
-        // A value drop (`mode=x`) learned on f.org, and the four conventions.
+        // A value drop (`mode=x`) learned on f.org, and the five conventions.
         let drop = learned()
             .into_iter()
             .find(|r| r.is_global() && r.pattern == "*://*{/path}?mode=x&{rest}")
@@ -599,6 +599,10 @@ mod tests {
                 &["c.org"],
             ),
             attest(convention_rule(Convention::TrailingSlash), &["c.org"]),
+            attest(
+                convention_rule(Convention::Suffix("amp".into())),
+                &["e.org"],
+            ),
             // No attested host: a dedup key only.
             convention_rule(Convention::DefaultDoc("index.html".into())),
         ];
@@ -609,8 +613,8 @@ mod tests {
             &ExportOptions::default(),
         );
         assert_eq!(e.skipped.len(), 1, "{:?}", e.skipped);
-        assert_eq!(e.text.lines().count(), 1 + 5);
-        assert_eq!(e.rules.len(), 6, "one host-scoped copy per attested host");
+        assert_eq!(e.text.lines().count(), 1 + 6);
+        assert_eq!(e.rules.len(), 7, "one host-scoped copy per attested host");
         assert!(e.rules.iter().all(|r| !r.is_global()));
         let engine = crate::Normalizer::new(e.rules.clone(), None);
         let cases = [
@@ -643,6 +647,11 @@ mod tests {
             ("http://c.org/", "http://c.org/"),
             ("http://c.org/d/index.html", "http://c.org/d/index.html"),
             ("http://d.org/d/e/", "http://d.org/d/e/"),
+            ("http://e.org/x/amp/", "http://e.org/x/"),
+            ("http://e.org/x/y/amp?a=1", "http://e.org/x/y?a=1"),
+            ("http://e.org/amp/", "http://e.org/amp/"),
+            ("http://e.org/x/camp/", "http://e.org/x/camp/"),
+            ("http://d.org/x/amp/", "http://d.org/x/amp/"),
         ];
         // The emitted rules (host-scoped copies) export again, to the same rewrites.
         let again = export(

@@ -125,8 +125,13 @@ struct GlobalRules {
     slash: Vec<usize>,
     /// Default-document conventions, by the document name (the path's last segment).
     doc: KeyMap<String, Vec<usize>>,
-    /// Rules with required parameters, by the first one's name.
+    /// Suffix conventions, by their word (the path's last non-empty segment).
+    suffix: KeyMap<String, Vec<usize>>,
+    /// Other rules with required parameters, by the first one's name.
     param: KeyMap<String, Vec<usize>>,
+    /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
+    /// signature), by it.
+    first: KeyMap<String, Vec<usize>>,
 }
 
 impl GlobalRules {
@@ -139,9 +144,13 @@ impl GlobalRules {
             (Some(C::StripWww), _) => &mut self.www,
             (Some(C::TrailingSlash), _) => &mut self.slash,
             (Some(C::DefaultDoc(n)), _) => self.doc.entry(n.clone()).or_default(),
-            (None, _) => match r.source.required.first() {
-                Some((name, _)) => self.param.entry(name.clone()).or_default(),
-                None => &mut self.any,
+            (Some(C::Suffix(n)), _) => self.suffix.entry(n.clone()).or_default(),
+            // A literal first path segment is the narrower feature (`/product.php` rather
+            // than every URL with an `id`).
+            (None, _) => match (first_literal(r), r.source.required.first()) {
+                (Some(l), _) => self.first.entry(l.to_string()).or_default(),
+                (None, Some((name, _))) => self.param.entry(name.clone()).or_default(),
+                (None, None) => &mut self.any,
             },
         };
         list.push(i);
@@ -151,7 +160,8 @@ impl GlobalRules {
     /// rule order, into `out`.
     ///
     /// # Complexity
-    /// One lookup per query parameter and one for the last path segment, then a sort of the
+    /// One lookup per query parameter, two for the last path segment and one for the first, then
+    /// a sort of the
     /// (few) rules found.
     fn for_url(&self, p: Option<&crate::tokenize::UrlParts<'_>>, out: &mut Vec<usize>) {
         out.clear();
@@ -170,6 +180,15 @@ impl GlobalRules {
             if let Some(v) = p.path.rsplit('/').next().and_then(|l| self.doc.get(l)) {
                 out.extend_from_slice(v);
             }
+        }
+        if !self.suffix.is_empty() {
+            let body = p.path.strip_suffix('/').unwrap_or(p.path);
+            if let Some(v) = body.rsplit('/').next().and_then(|l| self.suffix.get(l)) {
+                out.extend_from_slice(v);
+            }
+        }
+        if let Some(v) = self.first.get(first_segment(p.path)) {
+            out.extend_from_slice(v);
         }
         if !self.param.is_empty() {
             for kv in p.query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
@@ -873,6 +892,16 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             return None;
         }
     }
+    // Without optional or other parameters, the URL must have exactly the required ones
+    // (each once): count before splitting anything.
+    if !s.rest && s.optional.is_empty() {
+        let n = p
+            .query
+            .map_or(0, |q| q.split('&').filter(|x| !x.is_empty()).count());
+        if n != s.required.len() {
+            return None;
+        }
+    }
     let segs: Vec<&str> = if p.path.is_empty() {
         Vec::new()
     } else {
@@ -952,35 +981,61 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             }
         }
     }
-    let query: Vec<String> = match &o.query {
+    /// One output parameter, borrowed from the rule or the URL: `name=value`, a bare name, or
+    /// a parameter of the URL as it was.
+    enum Param<'x> {
+        Pair(&'x str, &'x str),
+        Name(&'x str),
+        Raw(&'x str),
+    }
+    impl Param<'_> {
+        fn name(&self) -> &str {
+            match self {
+                Param::Pair(n, _) | Param::Name(n) | Param::Raw(n) => crate::base::param_name(n),
+            }
+        }
+    }
+    let query: Vec<Param> = match &o.query {
         None => match p.query {
-            Some(q) if s.rest => return Some(format!("{out}?{q}")),
+            Some(q) if s.rest => {
+                out.push('?');
+                out.push_str(q);
+                return Some(out);
+            }
             _ => Vec::new(),
         },
         Some(items) => {
-            let mut q: Vec<String> = Vec::with_capacity(items.len() + rest.len());
+            let mut q: Vec<Param> = Vec::with_capacity(items.len() + rest.len());
             for (n, v) in items {
-                match v {
+                q.push(match v {
                     ValOut::Copy => {
                         let k = s.required.iter().position(|(m, _)| m == n)?;
                         match req_vals[k] {
-                            Some(val) => q.push(format!("{n}={val}")),
-                            None => q.push(n.clone()),
+                            Some(val) => Param::Pair(n, val),
+                            None => Param::Name(n),
                         }
                     }
-                    ValOut::Bare => q.push(n.clone()),
-                    ValOut::Lit(l) => q.push(format!("{n}={l}")),
-                    ValOut::Seg(j) => q.push(format!("{n}={}", segs.get(*j)?)),
-                }
+                    ValOut::Bare => Param::Name(n),
+                    ValOut::Lit(l) => Param::Pair(n, l),
+                    ValOut::Seg(j) => Param::Pair(n, segs.get(*j)?),
+                });
             }
-            q.extend(rest.iter().map(|r| r.to_string()));
-            q.sort_by(|a, b| crate::base::param_name(a).cmp(crate::base::param_name(b)));
+            q.extend(rest.iter().map(|r| Param::Raw(r)));
+            // Stable: parameters of one name keep their order.
+            q.sort_by(|a, b| a.name().cmp(b.name()));
             q
         }
     };
-    if !query.is_empty() {
-        out.push('?');
-        out.push_str(&query.join("&"));
+    for (i, part) in query.iter().enumerate() {
+        out.push(if i == 0 { '?' } else { '&' });
+        match part {
+            Param::Pair(n, v) => {
+                out.push_str(n);
+                out.push('=');
+                out.push_str(v);
+            }
+            Param::Name(n) | Param::Raw(n) => out.push_str(n),
+        }
     }
     Some(out)
 }
@@ -1011,6 +1066,15 @@ fn apply_convention(
                 .strip_suffix('/')
                 .filter(|t| !t.is_empty() && !t.ends_with('/'))?;
             Some(format!("{scheme}://{host}{trimmed}{mark}{query}"))
+        }
+        C::Suffix(name) => {
+            let (body, slash) = path.strip_suffix('/').map_or((path, ""), |b| (b, "/"));
+            // Never the first segment: `/amp/` stays (a site's root is not a suffix form).
+            let dir = body
+                .strip_suffix(name.as_str())?
+                .strip_suffix('/')
+                .filter(|d| !d.is_empty())?;
+            Some(format!("{scheme}://{host}{dir}{slash}{mark}{query}"))
         }
     }
 }
@@ -1166,9 +1230,41 @@ mod tests {
             convention_rule(Convention::StripWww),
             convention_rule(Convention::DefaultDoc("index.html".into())),
             convention_rule(Convention::TrailingSlash),
+            convention_rule(Convention::Suffix("amp".into())),
+            // A cross-host template (`/s/{int}` → `/product.php?id={seg1}`), found by its first
+            // path segment.
+            Rule::new(
+                RuleKind::Template,
+                Source {
+                    scheme: None,
+                    host: ANY_HOST.into(),
+                    path: Some(vec![
+                        vec![Piece::Lit("s".into())],
+                        vec![Piece::Cap(CapType::Int)],
+                    ]),
+                    required: vec![],
+                    optional: vec![],
+                    rest: false,
+                },
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: Some(vec![SegOut::Lit("product.php".into())]),
+                    query: Some(vec![("id".into(), ValOut::Seg(1))]),
+                },
+            ),
         ];
         let n = Normalizer::new(rules.clone(), None);
         for u in [
+            "http://www.a.org/s/12",
+            "https://a.org/s/12?sid=3",
+            "https://a.org/s/x",
+            "https://a.org/t/s/12",
+            "https://a.org/x/amp/?sid=1",
+            "https://a.org/x/amp",
+            "http://a.org/amp/",
+            "https://a.org/xamp/",
+            "https://a.org/amp.html",
             "http://www.a.org/x/index.html?sid=1&utm_source=y",
             "https://a.org/x/?b=2",
             "https://a.org/?utm_source=x",
@@ -1186,6 +1282,31 @@ mod tests {
                 .url,
             "https://a.org/x"
         );
+        assert_eq!(
+            n.apply_rules("http://www.a.org/s/12?sid=3".into()).url,
+            "https://a.org/product.php?id=12"
+        );
+    }
+
+    /// A suffix convention drops exactly one whole last segment and keeps the slash form.
+    #[test]
+    fn suffix_convention_table() {
+        let c = Convention::Suffix("amp".into());
+        for (url, want) in [
+            ("https://a.org/x/amp/", Some("https://a.org/x/")),
+            ("https://a.org/x/amp", Some("https://a.org/x")),
+            ("https://a.org/x/amp?a=1", Some("https://a.org/x?a=1")),
+            ("https://a.org/amp/", None),
+            ("https://a.org/amp", None),
+            ("https://a.org/x//amp", Some("https://a.org/x/")),
+            ("https://a.org/x/camp/", None),
+            ("https://a.org/amp/x", None),
+            ("https://a.org/x/", None),
+            ("https://a.org/", None),
+        ] {
+            let p = split_url(url).unwrap();
+            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+        }
     }
 
     #[test]

@@ -98,6 +98,10 @@ fn convention_text(c: &crate::rules::Convention, h: &str) -> (String, String) {
             format!("*://{h}{{/path}}/{{?query}}"),
             format!("*://{h}{{/path}}{{?query}}"),
         ),
+        C::Suffix(n) => (
+            format!("*://{h}{{/path}}/{n}[/]{{?query}}"),
+            format!("*://{h}{{/path}}[/]{{?query}}"),
+        ),
     }
 }
 
@@ -497,6 +501,20 @@ fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(S
             ),
             "$1://$2$3$4".into(),
         ),
+        // `/dir/WORD/` → `/dir/` and `/dir/WORD` → `/dir`; `dir` is never empty.
+        C::Suffix(name) => {
+            if !crate::rules::suffix_like(name) || name.contains(['/', '?', '#']) {
+                return None;
+            }
+            (
+                format!(
+                    "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{}(/?){q}$",
+                    alternation(hosts.iter().map(String::as_str)),
+                    escape(name)
+                ),
+                "$1://$2$3$4$5".into(),
+            )
+        }
     })
 }
 

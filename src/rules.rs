@@ -26,7 +26,11 @@
 //! The same pairs are also evidence for the **cross-host tier** (scope [`ANY_HOST`]): a parameter
 //! dropped on any host (anywhere, and on one literal path such as `/showthread.php`), with a typed
 //! value when high-entropy, per value otherwise; and the URL [`Convention`]s `http` ≡ `https`,
-//! `www.h` ≡ `h`, `/dir/NAME` ≡ `/dir/`, `/a/` ≡ `/a`, seen in either direction. Validation
+//! `www.h` ≡ `h`, `/dir/NAME` ≡ `/dir/`, `/a/` ≡ `/a`, `/a/WORD/` ≡ `/a/` (a suffix such as
+//! `amp`), seen in either direction; and cross-host templates: a template whose target derives
+//! from its source, whose path has a literal signature and that no convention explains, keyed
+//! without its host (`/s/{int}` ≡ `/product.php?id={int}` on every site of one software), built
+//! only from pairs of two registrable domains or more, and dropping no parameter. Validation
 //! ([`crate::validate`]) pools their evidence over hosts, counts sites and adds host exceptions.
 //!
 //! Invariants: the output is deterministic (sorted by key, independent of thread count); every
@@ -227,6 +231,35 @@ pub enum Convention {
     DefaultDoc(String),
     /// `/a/b/` ≡ `/a/b`: the key drops one trailing slash (never the root `/`).
     TrailingSlash,
+    /// `/a/WORD` ≡ `/a` and `/a/WORD/` ≡ `/a/` for a literal last segment WORD that is a word
+    /// ([`suffix_like`]: no dot, not value-like), such as AMP pages' `amp`: the key drops it
+    /// (never the first segment: `/amp/` is kept).
+    Suffix(String),
+}
+
+/// Whether a path segment can be the WORD of a [`Convention::Suffix`]: not empty, no `.` (a
+/// document name is a [`Convention::DefaultDoc`]) and not value-like (digits, `-`, `_`, long).
+///
+/// ```
+/// use dedust::rules::suffix_like;
+/// assert!(suffix_like("amp"));
+/// assert!(!suffix_like("index.html") && !suffix_like("page-2") && !suffix_like(""));
+/// ```
+pub fn suffix_like(seg: &str) -> bool {
+    !seg.is_empty() && !seg.contains('.') && !value_like(seg)
+}
+
+/// The WORD of a [`Convention::Suffix`] that `long` has after `short` (path segments; a trailing
+/// empty segment, the trailing slash, is ignored on both sides).
+fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
+    fn trim(s: &[String]) -> &[String] {
+        match s.split_last() {
+            Some((l, rest)) if l.is_empty() => rest,
+            _ => s,
+        }
+    }
+    let (name, head) = trim(long).split_last()?;
+    (!head.is_empty() && head == trim(short) && suffix_like(name)).then_some(name)
 }
 
 /// One rewrite rule, as stored in the rule file.
@@ -334,11 +367,10 @@ impl Rule {
     /// domains, so a refuted site's other hosts are excepted too).
     pub fn applies_to_host(&self, host: &str) -> bool {
         if self.is_global() {
-            self.except.is_empty()
-                || self
-                    .except
-                    .binary_search_by(|d| d.as_str().cmp(crate::site::registrable_domain(host)))
-                    .is_err()
+            self.except.is_empty() || {
+                let d = crate::site::registrable_domain(host);
+                self.except.binary_search_by(|e| e.as_str().cmp(d)).is_err()
+            }
         } else {
             self.source.host == host
         }
@@ -873,6 +905,9 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
             }
         }
     }
+    if let Some(name) = suffix_of(&u.segs, &c.segs).or_else(|| suffix_of(&c.segs, &u.segs)) {
+        out.push(GroupKey::Convention(Convention::Suffix(name.clone())));
+    }
     if long.len() == short.len() + 1 && long[..short.len()] == short[..] {
         let last = &long[short.len()];
         if last.is_empty() && short.last().is_some_and(|s| !s.is_empty()) {
@@ -1013,6 +1048,31 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         v
     };
     params.sort();
+    // Cross-host evidence: the same template on any host, when its target derives from the
+    // source, its path has a literal signature (`/s/{int}` → `/product.php?id=…` recurs on
+    // every site of one software) and no URL convention explains the pair.
+    let signed = path.as_ref().is_some_and(|(src, _)| {
+        src.iter()
+            .any(|k| matches!(k, SegKey::Lit(l) if !l.is_empty()))
+    });
+    let convention = out.iter().any(|k| matches!(k, GroupKey::Convention(_)));
+    // Without its optional parameters, a template that keeps the path and copies the query is
+    // the identity (the cross-host drops do its work).
+    let moves = u.segs != c.segs
+        || query
+            .as_ref()
+            .is_some_and(|q| q.iter().any(|(_, v)| *v != ValOut::Copy));
+    if !literal && signed && moves && !convention && u.host == c.host && u.scheme == c.scheme {
+        let any = (ANY_HOST.to_string(), ANY_HOST.to_string());
+        out.push(GroupKey::Template {
+            from: any.clone(),
+            to: any,
+            path: path.clone(),
+            params: params.clone(),
+            query: query.clone(),
+            literal,
+        });
+    }
     out.push(GroupKey::Template {
         from: (u.scheme.clone(), u.host.clone()),
         to: (c.scheme.clone(), c.host.clone()),
@@ -1260,6 +1320,20 @@ fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     (clusters, urls.len(), examples)
 }
 
+/// How many registrable domains the pairs `obs` come from.
+fn domains(obs: &[Obs]) -> usize {
+    let mut hosts: Vec<&str> = obs.iter().map(|o| o.from.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let mut d: Vec<&str> = hosts
+        .into_iter()
+        .map(crate::site::registrable_domain)
+        .collect();
+    d.sort_unstable();
+    d.dedup();
+    d.len()
+}
+
 /// The rule of a cross-host URL convention.
 pub fn convention_rule(c: Convention) -> Rule {
     let mut rule = Rule::new(
@@ -1404,7 +1478,9 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                     };
                     required.push((name.clone(), pat));
                 }
-                if !literal {
+                // A cross-host template drops no parameter: on other sites the same names may
+                // carry content (the cross-host drops decide parameters one by one).
+                if !literal && from.1 != ANY_HOST {
                     for o in obs {
                         for (n, _) in &o.from.params {
                             if !params.contains(n) {
@@ -1417,7 +1493,8 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             (
                 RuleKind::Template,
                 Source {
-                    scheme: Some(from.0.clone()),
+                    // A cross-host template matches any scheme.
+                    scheme: (from.1 != ANY_HOST).then(|| from.0.clone()),
                     host: from.1.clone(),
                     path: src_path,
                     required,
@@ -1643,7 +1720,9 @@ pub fn candidates_from(
                     buf.clear();
                     observations(c, &prep.urls[c], &prep.sample[c], t, &popularity, &mut buf);
                     for (k, p) in buf.drain(..) {
-                        n += usize::from(matches!(k, GroupKey::Template { .. }));
+                        n += usize::from(
+                            matches!(&k, GroupKey::Template { from, .. } if from.1 != ANY_HOST),
+                        );
                         m.entry(k).or_default().push(p);
                     }
                 }
@@ -1670,6 +1749,10 @@ pub fn candidates_from(
             let obs = materialize(pairs, prep, &targets);
             match k {
                 GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
+                // A cross-host template needs evidence from two sites at least.
+                GroupKey::Template { from, .. } if from.1 == ANY_HOST && domains(&obs) < 2 => {
+                    Vec::new()
+                }
                 // A host-scoped drop by name (any value) only for high-entropy values.
                 GroupKey::Drop {
                     host,
@@ -1865,9 +1948,54 @@ mod tests {
                 "*://*{/path}/{?query}",
                 "*://*{/path}/d{?query}",
             ),
+            // A suffix word (AMP pages), never the first segment nor a value.
+            (
+                vec![
+                    mk("a", &["http://a.org/x/y/", "http://a.org/x/y/amp/"]),
+                    mk("b", &["http://a.org/amp/", "http://a.org/"]),
+                    mk("c", &["http://a.org/n/1", "http://a.org/n/1/2019"]),
+                ],
+                "*://*{/path}/amp[/]{?query}",
+                "*://*{/path}/y[/]{?query}",
+            ),
+            // The same template on two sites: a cross-host template that drops no parameter.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &[
+                            "http://a.org/s/12",
+                            "http://a.org/product.php?id=12&sid=0a1b2c3d4e5f6a7b",
+                        ],
+                    ),
+                    mk("b", &["http://b.org/s/7", "http://b.org/product.php?id=7"]),
+                ],
+                "*://*/product.php?id={int:id}",
+                "*://*/product.php?id={int:id}&[sid]",
+            ),
+            // On one site only: a host template, no cross-host one.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &[
+                            "http://a.org/s/12",
+                            "http://a.org/product.php?id=12&sid=0a1b2c3d4e5f6a7b",
+                        ],
+                    ),
+                    mk("b", &["http://a.org/s/7", "http://a.org/product.php?id=7"]),
+                ],
+                "http://a.org/product.php?id={int:id}&[sid]",
+                "*://*/product.php?id={int:id}",
+            ),
         ];
         for (clusters, want, not) in cases {
             let got = learn(&clusters);
+            assert!(
+                !got.iter().any(|(p, _)| p.contains("{/path}/2019")
+                    || p.ends_with("/amp/{?query}") && p.starts_with("*://*{/path}")),
+                "a value or a first segment taken for a suffix: {got:#?}"
+            );
             assert!(
                 got.iter().any(|(p, _)| p == want),
                 "{want} missing in {got:#?}"

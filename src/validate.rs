@@ -129,6 +129,11 @@ struct UrlIndex<'a> {
     by_flag: [Vec<u32>; 3],
     by_doc: HashMap<&'a str, Vec<u32>>,
     by_param: HashMap<&'a str, Vec<u32>>,
+    /// By suffix word, for the words of the rules being validated only (a crawl's last path
+    /// segments are too many to index them all).
+    by_suffix: HashMap<&'a str, Vec<u32>>,
+    /// How many URLs end in a suffix-like word (the exposure of every suffix convention).
+    suffix_any: usize,
     /// Each URL's first path segment (with `features` only): a cross-host rule found through
     /// its feature skips the URLs whose first segment differs from its literal one.
     first: Vec<&'a str>,
@@ -138,12 +143,16 @@ struct UrlIndex<'a> {
 
 impl<'a> UrlIndex<'a> {
     /// `features`: also index by exposure feature ([`UrlIndex::candidates`] of cross-host rules
-    /// needs it; host rules do not).
+    /// needs it; host rules do not), suffix words only when in `suffixes`.
     ///
     /// # Complexity
     /// `O(n)` hash updates for `n` URLs, in parallel over chunks of URLs whose indexes are then
     /// appended in URL order (every list stays ascending).
-    fn new(urls: &[&'a Labeled], features: bool) -> UrlIndex<'a> {
+    fn new(
+        urls: &[&'a Labeled],
+        features: bool,
+        suffixes: &std::collections::HashSet<&str>,
+    ) -> UrlIndex<'a> {
         const CHUNK: usize = 1 << 15;
         let parts: Vec<UrlIndex<'a>> = urls
             .par_chunks(CHUNK)
@@ -171,6 +180,12 @@ impl<'a> UrlIndex<'a> {
                         keys.clear();
                         parts_exposure(&p, &mut keys);
                         for &k in &keys {
+                            if let Feature::Suffix(w) = k {
+                                ix.suffix_any += 1;
+                                if !suffixes.contains(w) {
+                                    continue;
+                                }
+                            }
                             ix.feature_list(k).push(i);
                         }
                     }
@@ -198,6 +213,7 @@ impl<'a> UrlIndex<'a> {
             Feature::Slash => &mut self.by_flag[2],
             Feature::Doc(n) => self.by_doc.entry(n).or_default(),
             Feature::Param(n) => self.by_param.entry(n).or_default(),
+            Feature::Suffix(n) => self.by_suffix.entry(n).or_default(),
         }
     }
 
@@ -222,6 +238,10 @@ impl<'a> UrlIndex<'a> {
         for (k, v) in other.by_param {
             self.by_param.entry(k).or_default().extend(v);
         }
+        for (k, v) in other.by_suffix {
+            self.by_suffix.entry(k).or_default().extend(v);
+        }
+        self.suffix_any += other.suffix_any;
         self.first.extend(other.first);
         self.host.extend(other.host);
     }
@@ -239,6 +259,7 @@ impl<'a> UrlIndex<'a> {
                     .iter()
                     .map(|(n, v)| (Feature::Param(n), v.len())),
             )
+            .chain([(Feature::Suffix(""), self.suffix_any)])
             .filter(|&(_, n)| n > 0)
             .map(|(k, n)| (k.key(), n))
             .collect()
@@ -267,6 +288,7 @@ impl<'a> UrlIndex<'a> {
                 Feature::Slash => Some(&self.by_flag[2]),
                 Feature::Doc(n) => self.by_doc.get(n),
                 Feature::Param(n) => self.by_param.get(n),
+                Feature::Suffix(n) => self.by_suffix.get(n),
             };
             return list.map_or(&[], |v| v.as_slice());
         }
@@ -317,7 +339,7 @@ pub fn rule_stats(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> Vec<(usize, usize)> {
-    let ctx = MergeContext::new(validation, reference, rules.iter().any(Rule::is_global));
+    let ctx = MergeContext::new(validation, reference, rules);
     rules
         .par_iter()
         .map(|r| {
@@ -375,8 +397,7 @@ pub(crate) fn rule_stats_rewrites(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
-    let any_global = rules.iter().any(Rule::is_global);
-    let ctx = MergeContext::new(validation, reference, any_global);
+    let ctx = MergeContext::new(validation, reference, rules);
     // Host and registrable domain of every URL (only needed for cross-host rules); the domain
     // is found once per distinct host.
     let hosts: &[&str] = &ctx.index.host;
@@ -464,14 +485,23 @@ struct MergeContext<'a> {
 }
 
 impl<'a> MergeContext<'a> {
-    /// `features`: index the URLs by exposure feature too (needed for cross-host rules).
+    /// The URLs are indexed by exposure feature too when `rules` has a cross-host rule.
     fn new(
         validation: &'a [Labeled],
         reference: &'a [Labeled],
-        features: bool,
+        rules: &[Rule],
     ) -> MergeContext<'a> {
         let all: Vec<&Labeled> = validation.iter().chain(reference.iter()).collect();
-        let index = UrlIndex::new(&all, features);
+        let features = rules.iter().any(Rule::is_global);
+        let suffixes = rules
+            .iter()
+            .filter(|r| r.is_global())
+            .filter_map(|r| match &r.convention {
+                Some(crate::rules::Convention::Suffix(w)) => Some(w.as_str()),
+                _ => None,
+            })
+            .collect();
+        let index = UrlIndex::new(&all, features, &suffixes);
         let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
         let mut next: Vec<u32> = vec![u32::MAX; all.len()];
         let mut later = vec![false; all.len()];
@@ -510,7 +540,7 @@ impl<'a> MergeContext<'a> {
         use crate::rules::Convention as C;
         if matches!(
             r.convention,
-            Some(C::Https | C::TrailingSlash | C::DefaultDoc(_))
+            Some(C::Https | C::TrailingSlash | C::DefaultDoc(_) | C::Suffix(_))
         ) {
             return (self.injective_merges(r), Vec::new());
         }
@@ -1041,7 +1071,7 @@ fn without_redundant(
 ) -> (Vec<Rule>, HashSet<usize>) {
     let refs: Vec<&Labeled> = data.iter().collect();
     // Only host rules look for candidates here.
-    let index = UrlIndex::new(&refs, false);
+    let index = UrlIndex::new(&refs, false, &Default::default());
     // Cross-host rules as the engine needs them: without their evidence lists, which can name
     // every site and would be copied for every host and every tried rule.
     let global: Vec<Rule> = rules
@@ -1216,6 +1246,9 @@ enum Feature<'a> {
     Doc(&'a str),
     /// `param:NAME`.
     Param(&'a str),
+    /// `suffix`: a path ending in a suffix-like word (the word is kept for the index, but the
+    /// key names none, so a crawl's every last word is not a key).
+    Suffix(&'a str),
 }
 
 impl Feature<'_> {
@@ -1227,6 +1260,7 @@ impl Feature<'_> {
             Feature::Slash => "slash".into(),
             Feature::Doc(n) => format!("doc:{n}"),
             Feature::Param(n) => format!("param:{n}"),
+            Feature::Suffix(_) => "suffix".into(),
         }
     }
 }
@@ -1242,6 +1276,7 @@ fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
         Some(C::StripWww) => Some(Feature::Www),
         Some(C::TrailingSlash) => Some(Feature::Slash),
         Some(C::DefaultDoc(n)) => Some(Feature::Doc(n)),
+        Some(C::Suffix(n)) => Some(Feature::Suffix(n)),
         None => dropped_param(r).map(Feature::Param),
     }
 }
@@ -1267,6 +1302,13 @@ fn parts_exposure<'a>(p: &crate::tokenize::UrlParts<'a>, out: &mut Vec<Feature<'
     if let Some(last) = p.path.rsplit('/').next().filter(|l| l.contains('.')) {
         out.push(Feature::Doc(last));
     }
+    // A suffix word: the last non-empty segment, never the first one.
+    let body = p.path.strip_suffix('/').unwrap_or(p.path);
+    if let Some((dir, last)) = body.rsplit_once('/') {
+        if !dir.is_empty() && crate::rules::suffix_like(last) {
+            out.push(Feature::Suffix(last));
+        }
+    }
     out.extend(
         crate::base::param_names(p.query)
             .into_iter()
@@ -1282,6 +1324,11 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
             let mut keys = Vec::new();
             url_exposure(&l.url, &mut keys);
             for k in keys {
+                // One key for every suffix word (see [`Feature::Suffix`]).
+                let k = match k {
+                    Feature::Suffix(_) => Feature::Suffix(""),
+                    k => k,
+                };
                 *m.entry(k).or_default() += 1;
             }
             m
@@ -1292,7 +1339,12 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
             }
             a
         });
-    counts.into_iter().map(|(k, v)| (k.key(), v)).collect()
+    // Several features share a key (every suffix word is `suffix`): add them up.
+    let mut out = BTreeMap::new();
+    for (k, v) in counts {
+        *out.entry(k.key()).or_default() += v;
+    }
+    out
 }
 
 /// The registrable domain of a host, owned.
@@ -1394,7 +1446,11 @@ fn deconflict(
         .iter()
         .zip(&cache)
         .any(|(r, c)| !r.is_global() && c.is_none());
-    let index = UrlIndex::new(if uncached { &refs[..] } else { &[] }, false);
+    let index = UrlIndex::new(
+        if uncached { &refs[..] } else { &[] },
+        false,
+        &Default::default(),
+    );
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL.
     let mut claimed: HashMap<u32, u64> = HashMap::new();

@@ -102,6 +102,55 @@ fn rules_learned_on_some_sites_work_on_sites_never_seen() {
         b"",
     );
     assert!(o.status.success(), "{}", stderr(&o));
+    // Among the rules: a cross-host template and a suffix convention (AMP pages' `/amp/`). A
+    // cross-host template rewrites a URL of a host absent from the data, and keeps the host.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rules).unwrap()).unwrap();
+    let all_rules = file["rules"].as_array().unwrap();
+    assert!(
+        all_rules
+            .iter()
+            .any(|r| r["scope"] == "*" && r["convention"]["suffix"] == "amp"),
+        "no suffix convention"
+    );
+    let template = all_rules
+        .iter()
+        .find(|r| r["scope"] == "*" && r["kind"] == "template")
+        .expect("no cross-host template");
+    // Each example lists the canonical URL first, then members the template sends there.
+    let unseen: Vec<String> = template["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|ex| ex.as_array().unwrap().iter().skip(1))
+        .map(|u| {
+            let u = u.as_str().unwrap();
+            u.replacen(u.split('/').nth(2).unwrap(), "never-seen.test", 1)
+        })
+        .collect();
+    // The template alone, so that every rewrite below is its own.
+    let mut alone = file.clone();
+    alone["rules"] = serde_json::json!([template]);
+    alone["evidence"] = serde_json::json!([]);
+    let alone_path = t.write("template.json", alone.to_string().as_bytes());
+    let o = dedust(
+        &["normalize", "-r", &alone_path, "--no-base"],
+        unseen.join("\n").as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rewritten: Vec<(&String, &str)> = unseen
+        .iter()
+        .zip(out.lines())
+        .filter(|(u, o)| u.as_str() != *o)
+        .collect();
+    assert!(!rewritten.is_empty(), "{unseen:?} -> {out}");
+    assert!(
+        rewritten
+            .iter()
+            .all(|(_, o)| o.contains("://never-seen.test/")),
+        "{rewritten:?}"
+    );
     let truth_b = format!("{b}/clusters.tsv");
     let o = dedust(
         &["evaluate", "--truth", &truth_b, "-r", &rules, "--json"],
