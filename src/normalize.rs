@@ -1069,11 +1069,12 @@ fn apply_convention(
         }
         C::Suffix(name) => {
             let (body, slash) = path.strip_suffix('/').map_or((path, ""), |b| (b, "/"));
-            // Never the first segment: `/amp/` stays (a site's root is not a suffix form).
+            // Never the first segment (`/amp/` stays: a site's root is not a suffix form), nor
+            // after an empty segment (`/x//amp` stays, as the export regex leaves it).
             let dir = body
                 .strip_suffix(name.as_str())?
                 .strip_suffix('/')
-                .filter(|d| !d.is_empty())?;
+                .filter(|d| !d.is_empty() && !d.ends_with('/'))?;
             Some(format!("{scheme}://{host}{dir}{slash}{mark}{query}"))
         }
     }
@@ -1298,7 +1299,9 @@ mod tests {
             ("https://a.org/x/amp?a=1", Some("https://a.org/x?a=1")),
             ("https://a.org/amp/", None),
             ("https://a.org/amp", None),
-            ("https://a.org/x//amp", Some("https://a.org/x/")),
+            ("https://a.org/x//amp", None),
+            ("https://a.org//amp?a=1", None),
+            ("https://a.org/x/amp/amp", Some("https://a.org/x/amp")),
             ("https://a.org/x/camp/", None),
             ("https://a.org/amp/x", None),
             ("https://a.org/x/", None),

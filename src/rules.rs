@@ -259,7 +259,8 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
         }
     }
     let (name, head) = trim(long).split_last()?;
-    (!head.is_empty() && head == trim(short) && suffix_like(name)).then_some(name)
+    let dir_ok = head.last().is_some_and(|d| !d.is_empty());
+    (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
 }
 
 /// One rewrite rule, as stored in the rule file.
@@ -846,7 +847,7 @@ fn observations(
             host: cu.host.clone(),
             ..uu
         };
-        for key in keys(&u2, &cu) {
+        for key in keys(&u2, &cu, uu.host == cu.host) {
             out.push((key, pair(false)));
         }
     }
@@ -881,8 +882,10 @@ fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)
     v
 }
 
-/// Group keys of one pair `u → c` that share scheme and host (aliases are handled by the caller).
-fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
+/// Group keys of one pair `u → c` that share scheme and host (aliases are handled by the caller;
+/// `same_host`: the member was on the canonical's host before, so the pair may be cross-host
+/// evidence for a template — never a pair from an alias or mirror host).
+fn keys(u: &Units, c: &Units, same_host: bool) -> Vec<GroupKey> {
     let mut out = Vec::new();
     let same_query = sorted_params(&u.params) == sorted_params(&c.params);
     if u.segs == c.segs && same_query {
@@ -1062,7 +1065,7 @@ fn keys(u: &Units, c: &Units) -> Vec<GroupKey> {
         || query
             .as_ref()
             .is_some_and(|q| q.iter().any(|(_, v)| *v != ValOut::Copy));
-    if !literal && signed && moves && !convention && u.host == c.host && u.scheme == c.scheme {
+    if !literal && signed && moves && !convention && same_host {
         let any = (ANY_HOST.to_string(), ANY_HOST.to_string());
         out.push(GroupKey::Template {
             from: any.clone(),
@@ -1972,6 +1975,21 @@ mod tests {
                 ],
                 "*://*/product.php?id={int:id}",
                 "*://*/product.php?id={int:id}&[sid]",
+            ),
+            // A member on another host (here `www.`): no cross-host template from the pair.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &["http://www.a.org/s/12", "http://a.org/product.php?id=12"],
+                    ),
+                    mk(
+                        "b",
+                        &["http://www.b.org/s/7", "http://b.org/product.php?id=7"],
+                    ),
+                ],
+                "*://www.*{/path}{?query}",
+                "*://*/product.php?id={int:id}",
             ),
             // On one site only: a host template, no cross-host one.
             (

@@ -1302,10 +1302,10 @@ fn parts_exposure<'a>(p: &crate::tokenize::UrlParts<'a>, out: &mut Vec<Feature<'
     if let Some(last) = p.path.rsplit('/').next().filter(|l| l.contains('.')) {
         out.push(Feature::Doc(last));
     }
-    // A suffix word: the last non-empty segment, never the first one.
+    // A suffix word: the last non-empty segment, never the first one nor after `//`.
     let body = p.path.strip_suffix('/').unwrap_or(p.path);
     if let Some((dir, last)) = body.rsplit_once('/') {
-        if !dir.is_empty() && crate::rules::suffix_like(last) {
+        if !dir.is_empty() && !dir.ends_with('/') && crate::rules::suffix_like(last) {
             out.push(Feature::Suffix(last));
         }
     }
@@ -1352,10 +1352,11 @@ fn domain(host: &str) -> String {
     crate::site::registrable_domain(host).to_string()
 }
 
-/// The parameter a cross-host drop rule removes (its one required parameter, not copied).
+/// The parameter a cross-host drop rule removes (its one required parameter, not copied; the
+/// path kept: a cross-host template that moves the value into the path is no drop).
 fn dropped_param(r: &Rule) -> Option<&str> {
     match (r.source.required.as_slice(), &r.output.query) {
-        ([(name, _)], Some(q)) if q.is_empty() => Some(name),
+        ([(name, _)], Some(q)) if q.is_empty() && r.output.path.is_none() => Some(name),
         _ => None,
     }
 }
