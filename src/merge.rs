@@ -134,13 +134,16 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         // Cross-host rules are decided again on the pooled evidence; exceptions the shards
         // added after validation (hosts whose own rules win) are kept.
         let opts = v.options();
-        // Every input whose URLs the candidate could touch must have validated it.
+        // Every input whose URLs the candidate could touch must have validated it. A file
+        // without the `suffix` key (written before suffix conventions, or with no URL ending in
+        // a word) counts as exposed to every suffix convention: it must have validated it.
         let checked_everywhere = |e: &Rule| {
             let key = crate::validate::exposure_key(e);
             distinct.iter().all(|f| {
-                let exposed = key
-                    .as_ref()
-                    .is_none_or(|k| f.exposure.get(k).copied().unwrap_or(0) > 0);
+                let exposed = key.as_ref().is_none_or(|k| match f.exposure.get(k) {
+                    Some(&n) => n > 0,
+                    None => k == "suffix",
+                });
                 !exposed || f.evidence.iter().any(|x| x.id == e.id)
             })
         };
@@ -266,6 +269,58 @@ mod tests {
         assert_eq!(rep.duplicates, a.rules.len());
         assert_eq!(ab.rules.len(), a.rules.len() + b.rules.len());
         assert!(rep.conflicts.is_empty());
+    }
+
+    /// A suffix convention learned on one shard is kept by the pooled merge only when every
+    /// shard whose URLs end in a word validated it; a file without the `suffix` exposure key
+    /// (written before suffix conventions) counts as exposed.
+    #[test]
+    fn a_suffix_convention_needs_every_exposed_shard() {
+        let cfg = crate::LearnConfig {
+            validate: Some(Default::default()),
+            ..Default::default()
+        };
+        let mk = |id: String, u: [String; 2]| crate::rules::Cluster {
+            id,
+            urls: u.to_vec(),
+        };
+        let amp: Vec<crate::rules::Cluster> = (0..6)
+            .map(|i| {
+                let h = ["a.org", "b.org"][i % 2];
+                mk(
+                    format!("c{i}"),
+                    [
+                        format!("http://{h}/n/p{i}/"),
+                        format!("http://{h}/n/p{i}/amp/"),
+                    ],
+                )
+            })
+            .collect();
+        // A shard with a `www.` convention only, and no URL ending in a word.
+        let other: Vec<crate::rules::Cluster> = (0..3)
+            .map(|i| {
+                mk(
+                    format!("d{i}"),
+                    [
+                        format!("http://www.c{i}.org/9"),
+                        format!("http://c{i}.org/9"),
+                    ],
+                )
+            })
+            .collect();
+        let a = crate::pipeline::learn(&amp, &cfg, &|_, _, _| {}).file;
+        let b = crate::pipeline::learn(&other, &cfg, &|_, _, _| {}).file;
+        let has_suffix = |f: &RuleFile| {
+            f.rules
+                .iter()
+                .any(|r| matches!(r.convention, Some(crate::rules::Convention::Suffix(_))))
+        };
+        assert!(has_suffix(&a), "{:#?}", a.rules);
+        assert!(!b.exposure.contains_key("suffix"));
+        let (m, _) = merge(&[a.clone(), b], &[]).unwrap();
+        assert!(!has_suffix(&m), "kept without the other shard's check");
+        let (m, _) = merge(&[a.clone(), a], &[]).unwrap();
+        assert!(has_suffix(&m));
     }
 
     #[test]
