@@ -161,8 +161,7 @@ impl GlobalRules {
     ///
     /// # Complexity
     /// One lookup per query parameter, two for the last path segment and one for the first, then
-    /// a sort of the
-    /// (few) rules found.
+    /// a sort of the (few) rules found.
     fn for_url(&self, p: Option<&crate::tokenize::UrlParts<'_>>, out: &mut Vec<usize>) {
         out.clear();
         out.extend_from_slice(&self.any);
@@ -187,8 +186,10 @@ impl GlobalRules {
                 out.extend_from_slice(v);
             }
         }
-        if let Some(v) = self.first.get(first_segment(p.path)) {
-            out.extend_from_slice(v);
+        if !self.first.is_empty() {
+            if let Some(v) = self.first.get(first_segment(p.path)) {
+                out.extend_from_slice(v);
+            }
         }
         if !self.param.is_empty() {
             for kv in p.query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {

@@ -1339,12 +1339,7 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
             }
             a
         });
-    // Several features share a key (every suffix word is `suffix`): add them up.
-    let mut out = BTreeMap::new();
-    for (k, v) in counts {
-        *out.entry(k.key()).or_default() += v;
-    }
-    out
+    counts.into_iter().map(|(k, v)| (k.key(), v)).collect()
 }
 
 /// The registrable domain of a host, owned.
