@@ -903,7 +903,15 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             return None;
         }
     }
-    let segs: Vec<&str> = if p.path.is_empty() {
+    // Path segments, split only when the rule matches or copies them.
+    let copies_segs = o
+        .path
+        .as_ref()
+        .is_some_and(|t| t.iter().any(|x| matches!(x, SegOut::Copy(_))))
+        || o.query
+            .as_ref()
+            .is_some_and(|q| q.iter().any(|(_, v)| matches!(v, ValOut::Seg(_))));
+    let segs: Vec<&str> = if p.path.is_empty() || (s.path.is_none() && !copies_segs) {
         Vec::new()
     } else {
         p.path[1..].split('/').collect()
@@ -914,49 +922,45 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             return None;
         }
     }
-    // Split once: a URL of hundreds of parameters costs linear time, not quadratic.
-    let raws: Vec<&str> = p
+    // Split once: a URL of hundreds of parameters costs linear time, not quadratic. Each
+    // parameter: as written, its name, its value, and whether it is a required one.
+    let mut params: Vec<(&str, &str, Option<&str>, bool)> = p
         .query
-        .map(|q| q.split('&').filter(|x| !x.is_empty()).collect())
-        .unwrap_or_default();
-    let params: Vec<(&str, Option<&str>)> = raws
-        .iter()
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => (k, Some(v)),
-            None => (*kv, None),
+        .map(|q| {
+            q.split('&')
+                .filter(|x| !x.is_empty())
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, v)) => (kv, k, Some(v), false),
+                    None => (kv, kv, None, false),
+                })
+                .collect()
         })
-        .collect();
-    let mut used = vec![false; params.len()];
-    let mut req_vals: Vec<Option<&str>> = Vec::with_capacity(s.required.len());
+        .unwrap_or_default();
     for (name, vp) in &s.required {
-        let mut found = None;
-        for (i, (n, v)) in params.iter().enumerate() {
+        let mut found = false;
+        for (_, n, v, used) in params.iter_mut() {
             if n == name {
-                if found.is_some() {
+                if found || !match_val(vp, *v) {
                     return None;
                 }
-                found = Some(i);
-                if !match_val(vp, *v) {
-                    return None;
-                }
+                found = true;
+                *used = true;
             }
         }
-        let i = found?;
-        used[i] = true;
-        req_vals.push(params[i].1);
-    }
-    let mut rest: Vec<&str> = Vec::new();
-    for (i, (n, _)) in params.iter().enumerate() {
-        if used[i] {
-            continue;
-        }
-        if s.optional.iter().any(|o| o == n) {
-            continue;
-        }
-        if !s.rest {
+        if !found {
             return None;
         }
-        rest.push(raws[i]);
+    }
+    // The value of required parameter `k` (there once: checked above).
+    let req_val = |k: usize| {
+        let name = &s.required[k].0;
+        params.iter().find(|x| x.1 == name).and_then(|x| x.2)
+    };
+    // The other parameters, kept as they are (unless optional).
+    let is_rest =
+        |x: &(&str, &str, Option<&str>, bool)| !x.3 && !s.optional.iter().any(|o| o == x.1);
+    if !s.rest && params.iter().any(is_rest) {
+        return None;
     }
     if global && !rule.applies_to_host(p.host) {
         return None;
@@ -976,7 +980,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
                     SegOut::Copy(j) => out.push_str(segs.get(*j)?),
                     SegOut::Param(n) => {
                         let k = s.required.iter().position(|(m, _)| m == n)?;
-                        out.push_str(req_vals[k]?);
+                        out.push_str(req_val(k)?);
                     }
                 }
             }
@@ -1006,12 +1010,12 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
             _ => Vec::new(),
         },
         Some(items) => {
-            let mut q: Vec<Param> = Vec::with_capacity(items.len() + rest.len());
+            let mut q: Vec<Param> = Vec::with_capacity(items.len() + params.len());
             for (n, v) in items {
                 q.push(match v {
                     ValOut::Copy => {
                         let k = s.required.iter().position(|(m, _)| m == n)?;
-                        match req_vals[k] {
+                        match req_val(k) {
                             Some(val) => Param::Pair(n, val),
                             None => Param::Name(n),
                         }
@@ -1021,7 +1025,12 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Opt
                     ValOut::Seg(j) => Param::Pair(n, segs.get(*j)?),
                 });
             }
-            q.extend(rest.iter().map(|r| Param::Raw(r)));
+            q.extend(
+                params
+                    .iter()
+                    .filter(|x| is_rest(x))
+                    .map(|x| Param::Raw(x.0)),
+            );
             // Stable: parameters of one name keep their order.
             q.sort_by(|a, b| a.name().cmp(b.name()));
             q

@@ -583,24 +583,43 @@ struct Pair {
 /// Site-level shape of a URL: scheme, host, path with value-like segments abstracted, and the
 /// sorted parameter names. Used to count how common a URL form is across the clusters of a site.
 pub(crate) fn url_shape(url: &str) -> String {
-    let Some(u) = Units::parse(url) else {
+    // The parts `Units::parse` would give, borrowed (this runs on every member of every cluster).
+    let Some(p) = split_url(url).filter(|p| p.userinfo.is_empty() && p.fragment.is_none()) else {
         return url.to_string();
     };
-    let mut s = format!("{}://{}", u.scheme, u.host);
-    for seg in &u.segs {
-        s.push('/');
-        if value_like(seg) {
-            s.push_str(&shape(seg));
-            s.push('\u{1}');
-        } else {
-            s.push_str(seg);
+    let mut s = String::with_capacity(url.len() + 8);
+    s.push_str(p.scheme);
+    s.push_str("://");
+    s.push_str(p.host);
+    if !p.path.is_empty() {
+        for seg in p.path[1..].split('/') {
+            s.push('/');
+            if value_like(seg) {
+                s.push_str(&shape(seg));
+                s.push('\u{1}');
+            } else {
+                s.push_str(seg);
+            }
         }
     }
-    let mut names: Vec<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
+    let mut names: Vec<&str> = p
+        .query
+        .map(|q| {
+            q.split('&')
+                .filter(|kv| !kv.is_empty())
+                .map(|kv| kv.split_once('=').map_or(kv, |(k, _)| k))
+                .collect()
+        })
+        .unwrap_or_default();
     names.sort_unstable();
     names.dedup();
     s.push('?');
-    s.push_str(&names.join("&"));
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            s.push('&');
+        }
+        s.push_str(n);
+    }
     s
 }
 
@@ -748,31 +767,31 @@ fn cluster_target(
     }
     let members: Vec<&str> = sample.iter().map(|&m| urls[m as usize].as_str()).collect();
     let c = canonical(&members, popularity);
-    let cu = Units::parse(members[c])?;
+    let cp = split_url(members[c]).filter(|p| p.userinfo.is_empty() && p.fragment.is_none())?;
     // The target's scheme and host: of the members' sites, the one found in most clusters (then
     // `https`, then the shorter host), so `www.`/mirror/`http` aliases point one way site-wide even
     // where the member with fewest tokens sits on an alias.
+    let mut key = String::new();
     let best_site = members
         .iter()
         .filter_map(|u| split_url(u).map(|p| (p.scheme, p.host)))
+        .map(|(sc, h)| {
+            key.clear();
+            key.push('\u{2}');
+            key.push_str(sc);
+            key.push_str("://");
+            key.push_str(h);
+            (popularity.get(key.as_str()).copied().unwrap_or(0), sc, h)
+        })
         .max_by(|a, b| {
-            let pa = popularity
-                .get(&format!("\u{2}{}://{}", a.0, a.1))
-                .copied()
-                .unwrap_or(0);
-            let pb = popularity
-                .get(&format!("\u{2}{}://{}", b.0, b.1))
-                .copied()
-                .unwrap_or(0);
-            pa.cmp(&pb)
-                .then_with(|| (a.0 == "https").cmp(&(b.0 == "https")))
-                .then_with(|| b.1.len().cmp(&a.1.len()))
-                .then_with(|| b.cmp(a))
+            a.0.cmp(&b.0)
+                .then_with(|| (a.1 == "https").cmp(&(b.1 == "https")))
+                .then_with(|| b.2.len().cmp(&a.2.len()))
+                .then_with(|| (b.1, b.2).cmp(&(a.1, a.2)))
         });
     Some(match best_site {
-        Some((sc, h)) if sc != cu.scheme || h != cu.host => {
-            let p = split_url(members[c]).expect("parsed above");
-            let rest = &members[c][p.scheme.len() + 3 + p.host.len()..];
+        Some((_, sc, h)) if sc != cp.scheme || h != cp.host => {
+            let rest = &members[c][cp.scheme.len() + 3 + cp.host.len()..];
             format!("{sc}://{h}{rest}")
         }
         _ => members[c].to_string(),
