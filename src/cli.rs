@@ -371,11 +371,15 @@ pub struct SynthArgs {
     /// Also write DIR/pages.jsonl.gz: an HTML page per URL whose text follows the ground truth.
     #[arg(long)]
     pub html: bool,
+    /// Also write DIR/crawl.warc.gz: the crawl as WARC responses — in each cluster one page,
+    /// some URLs answering 301 to it, half the sites declaring it as rel=canonical.
+    #[arg(long)]
+    pub warc: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct LearnArgs {
-    /// Cluster file (tsv, csv, jsonl, ache, cdxj; .gz ok; `-` for stdin).
+    /// Cluster file or crawl records (tsv, csv, jsonl, ache, cdx/cdxj, warc; found from the content; .gz ok; `-` for stdin).
     pub input: String,
     /// Write the rule file here (default: stdout).
     #[arg(short, long)]

@@ -80,6 +80,11 @@ pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
         let mut merged = Rule::new(first.kind, source, first.output.clone());
         merged.clusters = members.iter().map(|&m| rules[m].clusters).sum();
         merged.urls = members.iter().map(|&m| rules[m].urls).sum();
+        for &m in members.iter() {
+            for (k, n) in &rules[m].signals {
+                *merged.signals.entry(k.clone()).or_insert(0) += n;
+            }
+        }
         merged.examples = members
             .iter()
             .flat_map(|&m| rules[m].examples.iter().take(1).cloned())

@@ -268,6 +268,7 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
         supporting: vec![],
         attested: vec![],
         convention: None,
+        signals: Default::default(),
     })
 }
 

@@ -7,11 +7,24 @@
 //! * `tsv` / `csv`: a header naming a `cluster` and a `url` column (other columns ignored);
 //! * `jsonl`: `{"cluster": …, "url": …}` or `{"cluster"|"digest": …, "urls": [ … ]}`;
 //! * `ache`: `content_hash url1 url2 …`, whitespace separated (ACHE / DUSTER);
-//! * `cdxj`: `SURT TIMESTAMP {json}`; only `status` 200; clustered by `digest`; repeated
-//!   captures of one URL collapse into one.
+//! * `cdxj`: web-archive indexes, one capture a line — CDXJ (`SURT TIMESTAMP {json}`, Common
+//!   Crawl and pywb) or legacy CDX (space-separated fields named by a ` CDX N b a m s k r M S V g`
+//!   header; 11 or 9 fields without one). Captures with status 200 are clustered by payload
+//!   digest (cluster id `digest:<digest>`); a 3xx capture with a `Location` (CDXJ `redirect`,
+//!   CDX `r`) becomes a two-URL cluster `redirect:<url>` of the URL and the absolute
+//!   `Location`. Other captures (404, 5xx, a 3xx without `Location`, revisits without a
+//!   status) never join a cluster. Repeated captures of one URL collapse into one.
 //!
-//! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields) are skipped and
-//! counted, never fatal; an input without a single usable record is [`Error::EmptyInput`].
+//! The format is found from the content (the first line), never from the file name: a Common
+//! Crawl shard named `cdx-00187.gz` is read as CDXJ, and `cat *.cdxj | dedust learn -` works.
+//! The cluster id's prefix (`digest:`, `redirect:`) is the signal the pair came from
+//! ([`crate::rules::signals_of`]); `learn` records it on each rule. Clusters read from an index
+//! or a WARC that share a URL are united (a page, its redirects, its canonical declarations and
+//! its other captures are one page).
+//!
+//! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields, a `Location`
+//! that is no URL) are skipped and counted with their line number, never fatal; an input without
+//! a single usable record is [`Error::EmptyInput`].
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
@@ -21,7 +34,7 @@ use std::io::{BufRead, BufReader, Read};
 /// Input format of `learn` and `evaluate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
-    /// Guess from the extension, then from the first line.
+    /// Found from the first line (the content, never the file name).
     Auto,
     /// Tab-separated with header.
     Tsv,
@@ -31,8 +44,10 @@ pub enum InputFormat {
     Jsonl,
     /// `hash url url …` lines.
     Ache,
-    /// Common Crawl / pywb CDXJ.
+    /// Web-archive indexes: CDXJ (Common Crawl, pywb) or legacy CDX lines.
     Cdxj,
+    /// WARC records ([`crate::warc`]): digest groups, redirects, declared canonicals.
+    Warc,
 }
 
 impl std::str::FromStr for InputFormat {
@@ -45,9 +60,10 @@ impl std::str::FromStr for InputFormat {
             "jsonl" | "json" => InputFormat::Jsonl,
             "ache" | "duster" => InputFormat::Ache,
             "cdxj" | "cdx" => InputFormat::Cdxj,
+            "warc" => InputFormat::Warc,
             _ => {
                 return Err(format!(
-                    "unknown format {s:?} (auto, tsv, csv, jsonl, ache, cdxj)"
+                    "unknown format {s:?} (auto, tsv, csv, jsonl, ache, cdxj, warc)"
                 ))
             }
         })
@@ -65,9 +81,15 @@ pub struct ReadReport {
     pub records: usize,
     /// Malformed lines skipped.
     pub skipped: usize,
-    /// Well-formed lines left out on purpose (CDXJ status ≠ 200).
+    /// Well-formed lines left out on purpose (captures that are neither a 200 nor a redirect
+    /// with a `Location`).
     pub filtered: usize,
-    /// The first few skipped lines: (line number, reason).
+    /// Redirect pairs read (CDX/CDXJ/WARC 3xx captures with a `Location`).
+    pub redirects: usize,
+    /// Declared-canonical pairs read (WARC: a page and its `rel=canonical`).
+    pub canonicals: usize,
+    /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
+    /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
 }
 
@@ -212,32 +234,108 @@ impl Acc {
     }
 }
 
-fn detect(path: &str, first: &str) -> InputFormat {
-    let p = path.trim_end_matches(".gz");
-    for (ext, f) in [
-        (".tsv", InputFormat::Tsv),
-        (".csv", InputFormat::Csv),
-        (".jsonl", InputFormat::Jsonl),
-        (".ndjson", InputFormat::Jsonl),
-        (".cdxj", InputFormat::Cdxj),
-        (".cdx", InputFormat::Cdxj),
-    ] {
-        if p.ends_with(ext) {
-            return f;
-        }
-    }
+/// The format of an input whose first non-empty line is `first`: by content only (a Common Crawl
+/// shard is named `cdx-00187.gz`, a pipe has no name at all).
+fn detect(first: &str) -> InputFormat {
     let t = first.trim_start();
     if t.starts_with('{') {
         InputFormat::Jsonl
+    } else if t.starts_with("CDX ")
+        || legacy_cdx(first).is_some()
+        || first.split(' ').nth(2).is_some_and(|x| x.starts_with('{'))
+    {
+        InputFormat::Cdxj
     } else if first.contains('\t') {
         InputFormat::Tsv
     } else if first.contains(',') && first.to_ascii_lowercase().contains("url") {
         InputFormat::Csv
-    } else if first.split(' ').nth(2).is_some_and(|x| x.starts_with('{')) {
-        InputFormat::Cdxj
     } else {
         InputFormat::Ache
     }
+}
+
+/// Fields of a legacy CDX line without a header, by position: 11 fields (`N b a m s k r M S V
+/// g`, the common form) or 9 (`N b a m s k r V g`); `None` unless the line looks like one (a
+/// 14-digit timestamp, then a URL).
+fn legacy_cdx(line: &str) -> Option<&'static str> {
+    let f: Vec<&str> = line.split(' ').collect();
+    let stamp = f.get(1)?;
+    let ok = (8..=14).contains(&stamp.len())
+        && stamp.bytes().all(|b| b.is_ascii_digit())
+        && f.get(2).is_some_and(|u| looks_like_url(u));
+    match f.len() {
+        11 if ok => Some("NbamskrMSVg"),
+        9 if ok => Some("NbamskrVg"),
+        _ => None,
+    }
+}
+
+/// One capture of a web-archive index line: URL, status, payload digest, redirect `Location`.
+struct Capture {
+    url: String,
+    status: Option<String>,
+    digest: Option<String>,
+    location: Option<String>,
+}
+
+/// Parse one CDXJ or legacy CDX line; `fields`: the legacy columns (header letters) seen so far.
+fn capture(line: &str, fields: &str) -> std::result::Result<Capture, String> {
+    // CDXJ: `SURT TIMESTAMP {json}`.
+    if let Some(json) = line.splitn(3, ' ').nth(2).filter(|j| j.starts_with('{')) {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| format!("bad JSON: {e}"))?;
+        let text = |k: &str| {
+            v.get(k).and_then(|s| match s {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+        };
+        let url = v
+            .get("url")
+            .and_then(|u| u.as_str())
+            .ok_or_else(|| "no `url`".to_string())?
+            .to_string();
+        return Ok(Capture {
+            url,
+            status: text("status"),
+            digest: text("digest"),
+            location: text("redirect").or_else(|| text("location")),
+        });
+    }
+    let f: Vec<&str> = line.split(' ').filter(|x| !x.is_empty()).collect();
+    if f.len() != fields.len() {
+        return Err(format!(
+            "{} fields, the CDX header names {}",
+            f.len(),
+            fields.len()
+        ));
+    }
+    let col = |c: char| {
+        fields
+            .find(c)
+            .map(|i| f[i])
+            .filter(|x| *x != "-")
+            .map(str::to_string)
+    };
+    let url = fields
+        .find('a')
+        .map(|i| f[i].to_string())
+        .ok_or_else(|| "the CDX header names no `a` (original URL) field".to_string())?;
+    Ok(Capture {
+        url,
+        status: col('s'),
+        digest: col('k'),
+        location: col('r'),
+    })
+}
+
+/// The absolute URL a `Location` names, resolved against the capture's URL; `None` for one
+/// that is no URL (garbage, or a scheme other than http(s)).
+pub(crate) fn resolve_location(base: &str, location: &str) -> Option<String> {
+    let base = url::Url::parse(base).ok()?;
+    let to = base.join(location.trim()).ok()?;
+    matches!(to.scheme(), "http" | "https").then(|| to.to_string())
 }
 
 fn looks_like_url(u: &str) -> bool {
@@ -270,9 +368,35 @@ pub fn read_clusters_from(
         index: HashMap::new(),
         clusters: Vec::new(),
     };
+    // WARC records are not lines: found from the first bytes.
+    let warc = match format {
+        InputFormat::Warc => true,
+        InputFormat::Auto => r
+            .fill_buf()
+            .map_err(|e| Error::Io {
+                path: name.to_string(),
+                source: e,
+            })?
+            .starts_with(b"WARC/"),
+        _ => false,
+    };
+    if warc {
+        let w = crate::warc::read_signals(r, name, |c, u| acc.push(c, u));
+        rep.format = Some(InputFormat::Warc);
+        rep.lines = w.records;
+        rep.records = w.digests + w.redirects + w.canonicals;
+        rep.redirects = w.redirects;
+        rep.canonicals = w.canonicals;
+        rep.filtered = w.filtered;
+        rep.skipped = w.skipped;
+        rep.first_bad = w.first_bad.into_iter().map(|m| (0, m)).collect();
+        return finish(acc, rep, name);
+    }
     let mut buf = Vec::new();
     let mut fmt = format;
     let mut cols: Option<(usize, usize)> = None;
+    // Legacy CDX columns (header letters), once a ` CDX …` header named them.
+    let mut cdx_header: Option<String> = None;
     let mut lineno = 0usize;
     // A CSV record whose quoted field spans lines, and the line it started on.
     let mut pending = String::new();
@@ -308,7 +432,7 @@ pub fn read_clusters_from(
             continue;
         }
         if fmt == InputFormat::Auto {
-            fmt = detect(name, line);
+            fmt = detect(line);
         }
         rep.format = Some(fmt);
         // RFC 4180: a quoted field may hold line breaks; the record goes on until it closes.
@@ -427,39 +551,61 @@ pub fn read_clusters_from(
                 }
             }
             InputFormat::Cdxj => {
-                let Some(brace) = line.find('{') else {
-                    rep.bad(lineno, "no JSON block");
+                if let Some(h) = line.trim_start().strip_prefix("CDX ") {
+                    cdx_header = Some(h.split(' ').filter(|x| !x.is_empty()).collect());
                     continue;
-                };
-                let v: serde_json::Value = match serde_json::from_str(&line[brace..]) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        rep.bad(lineno, format!("bad JSON: {e}"));
+                }
+                // Without a header, each line by its field count (11 or 9).
+                let fields = cdx_header
+                    .as_deref()
+                    .or_else(|| legacy_cdx(line))
+                    .unwrap_or("NbamskrMSVg");
+                let c = match capture(line, fields) {
+                    Ok(c) => c,
+                    Err(why) => {
+                        rep.bad(lineno, why);
                         continue;
                     }
                 };
-                let status = v.get("status").map(|s| match s {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                });
-                if status.as_deref() != Some("200") {
-                    rep.filtered += 1;
+                if !looks_like_url(&c.url) {
+                    rep.bad(lineno, format!("not a URL: {:?}", trunc(&c.url)));
                     continue;
                 }
-                match (
-                    v.get("digest").and_then(|d| d.as_str()),
-                    v.get("url").and_then(|u| u.as_str()),
-                ) {
-                    (Some(d), Some(u)) if looks_like_url(u) => {
-                        acc.push(d, u);
-                        rep.records += 1;
+                let status = c.status.as_deref().unwrap_or("");
+                if status == "200" {
+                    match &c.digest {
+                        Some(d) => {
+                            acc.push(&format!("digest:{d}"), &c.url);
+                            rep.records += 1;
+                        }
+                        None => rep.bad(lineno, "no `digest`"),
                     }
-                    _ => rep.bad(lineno, "no `digest` or `url`"),
+                } else if status.len() == 3 && status.starts_with('3') && c.location.is_some() {
+                    let loc = c.location.as_deref().unwrap_or("");
+                    match resolve_location(&c.url, loc) {
+                        Some(to) if to != c.url => {
+                            let id = format!("redirect:{}", c.url);
+                            acc.push(&id, &c.url);
+                            acc.push(&id, &to);
+                            rep.records += 1;
+                            rep.redirects += 1;
+                        }
+                        // A redirect to itself (a cookie check) says nothing.
+                        Some(_) => rep.filtered += 1,
+                        None => rep.bad(lineno, format!("`Location` is no URL: {:?}", trunc(loc))),
+                    }
+                } else {
+                    rep.filtered += 1;
                 }
             }
-            InputFormat::Auto => unreachable!("format detected above"),
+            InputFormat::Auto | InputFormat::Warc => unreachable!("format detected above"),
         }
     }
+    finish(acc, rep, name)
+}
+
+/// The clusters read, repeated captures of one URL collapsed; an error when there are none.
+fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
     // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
     for c in &mut acc.clusters {
         let mut seen = std::collections::HashSet::new();
@@ -471,7 +617,78 @@ pub fn read_clusters_from(
             skipped: rep.skipped,
         });
     }
-    Ok((acc.clusters, rep))
+    let clusters = match rep.format {
+        Some(InputFormat::Cdxj | InputFormat::Warc) => union_shared(acc.clusters),
+        _ => acc.clusters,
+    };
+    Ok((clusters, rep))
+}
+
+/// Signal clusters that share a URL, united (connected components): a page, the URL that
+/// redirects to it, the one that declares it canonical and the other captures of its payload
+/// are one page. The united cluster keeps the first id's text after its signal prefix, under
+/// all the signals joined (`digest+redirect:…`, see [`crate::rules::signals_of`]). Clusters
+/// given as such (TSV, JSON lines) are never united: they are the user's truth.
+///
+/// # Complexity
+/// `O(u · α(n))` for `u` URL occurrences and `n` clusters (union-find by URL).
+fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut parent: Vec<usize> = (0..clusters.len()).collect();
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in clusters.iter().enumerate() {
+        for u in &c.urls {
+            match owner.get(u.as_str()) {
+                Some(&j) => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    if a != b {
+                        // The earlier cluster leads (first-seen order is kept).
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+                None => {
+                    owner.insert(u.as_str(), i);
+                }
+            }
+        }
+    }
+    let roots: Vec<usize> = (0..clusters.len()).map(|i| find(&mut parent, i)).collect();
+    drop(owner);
+    let mut out: Vec<Option<Cluster>> = vec![None; clusters.len()];
+    let mut signals: Vec<std::collections::BTreeSet<&'static str>> =
+        vec![Default::default(); clusters.len()];
+    for (i, c) in clusters.into_iter().enumerate() {
+        let r = roots[i];
+        signals[r].extend(crate::rules::signals_of(&c.id));
+        match &mut out[r] {
+            Some(lead) => {
+                for u in c.urls {
+                    if !lead.urls.contains(&u) {
+                        lead.urls.push(u);
+                    }
+                }
+            }
+            None => out[r] = Some(c),
+        }
+    }
+    out.into_iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let mut c = c?;
+            if signals[i].len() > 1 {
+                let rest = c.id.split_once(':').map_or("", |(_, r)| r).to_string();
+                let names: Vec<&str> = signals[i].iter().copied().collect();
+                c.id = format!("{}:{rest}", names.join("+"));
+            }
+            Some(c)
+        })
+        .collect()
 }
 
 /// Group `(cluster, url)` rows into clusters, in first-seen order.
@@ -621,6 +838,85 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::type_complexity)]
+    fn web_archive_indexes_table() {
+        // (name, content, expected clusters "id url url…", skipped, filtered)
+        let cdx11 = " CDX N b a m s k r M S V g\n\
+            h)/a 20240101000000 http://h/a text/html 200 D1 - - 10 0 f.warc.gz\n\
+            h)/b 20240101000000 http://h/b text/html 200 D1 - - 10 0 f.warc.gz\n\
+            h)/old 20240101000000 http://h/old text/html 301 D2 /a - 10 0 f.warc.gz\n\
+            h)/gone 20240101000000 http://h/gone text/html 404 D3 - - 10 0 f.warc.gz\n\
+            h)/loop 20240101000000 http://h/loop text/html 302 D4 http://h/loop - 10 0 f.warc.gz\n\
+            h)/bad 20240101000000 http://h/bad text/html 302 D5 http://[::1 - 10 0 f.warc.gz\n\
+            h)/short 20240101000000 http://h/short text/html 200\n";
+        let cases: &[(&str, &str, &[&str], usize, usize)] = &[
+            (
+                "index.txt",
+                cdx11,
+                // The redirect and the digest group share `http://h/a`: one page.
+                &["digest+redirect:D1 http://h/a http://h/b http://h/old"],
+                2,
+                2,
+            ),
+            // No header: 9 fields (`N b a m s k r V g`), a relative `Location`.
+            (
+                "-",
+                "h)/x 20240101000000 https://h/x text/html 302 D - 0 f.warc.gz\n\
+                 h)/y 20240101000000 https://h/y text/html 302 D ../z?a=1 0 f.warc.gz\n",
+                &["redirect:https://h/y https://h/y https://h/z?a=1"],
+                0,
+                1,
+            ),
+            // A Common Crawl shard's name says nothing; the content is CDXJ (with `redirect`).
+            (
+                "cdx-00187.gz",
+                "h)/ 2024 {\"url\": \"http://h/\", \"status\": \"301\", \"redirect\": \"https://h/\"}\n\
+                 h)/ 2024 {\"url\": \"https://h/\", \"status\": \"200\", \"digest\": \"D\"}\n\
+                 h)/?a={x} 2024 {\"url\": \"https://h/?a={x}\", \"status\": \"500\"}\n",
+                &["digest+redirect:http://h/ http://h/ https://h/"],
+                0,
+                1,
+            ),
+        ];
+        for (name, data, want, ns, nf) in cases {
+            let (c, rep) = read(name, data.as_bytes()).unwrap();
+            let got: Vec<String> = c
+                .iter()
+                .map(|c| format!("{} {}", c.id, c.urls.join(" ")))
+                .collect();
+            assert_eq!(got, *want, "{name}");
+            assert_eq!(
+                (rep.skipped, rep.filtered),
+                (*ns, *nf),
+                "{name}: {:?}",
+                rep.first_bad
+            );
+            assert_eq!(rep.format, Some(InputFormat::Cdxj), "{name}");
+        }
+    }
+
+    #[test]
+    fn format_is_found_from_content_not_name() {
+        for (name, data, want) in [
+            ("x.cdxj", "cluster\turl\na\thttp://h/\n", InputFormat::Tsv),
+            (
+                "x.tsv",
+                "{\"cluster\": \"a\", \"url\": \"http://h/\"}\n",
+                InputFormat::Jsonl,
+            ),
+            (
+                "x.csv",
+                "h)/ 2024 {\"url\": \"http://h/\", \"status\": 200, \"digest\": \"D\"}\n",
+                InputFormat::Cdxj,
+            ),
+            ("-", "abc http://h/1 http://h/2\n", InputFormat::Ache),
+        ] {
+            let (_, rep) = read(name, data.as_bytes()).unwrap();
+            assert_eq!(rep.format, Some(want), "{name}: {data}");
+        }
+    }
+
+    #[test]
     fn cdxj_collapses_repeated_captures() {
         let (c, _) = read(
             "a.cdxj",
@@ -639,6 +935,10 @@ mod tests {
         ));
         assert!(matches!(
             read("a.jsonl", b"{bad\n"),
+            Err(Error::EmptyInput { skipped: 1, .. })
+        ));
+        assert!(matches!(
+            read("crawl.gz", b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
             Err(Error::EmptyInput { skipped: 1, .. })
         ));
     }

@@ -38,6 +38,7 @@ pub mod tdw;
 pub mod tokenize;
 pub mod validate;
 pub mod verify;
+pub mod warc;
 
 pub use align::{align, AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};

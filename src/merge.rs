@@ -196,6 +196,9 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
                 p.attested.extend(e.attested.iter().cloned());
                 p.clusters += e.clusters;
                 p.urls += e.urls;
+                for (k, n) in &e.signals {
+                    *p.signals.entry(k.clone()).or_insert(0) += n;
+                }
                 p.except.extend(e.except.iter().cloned());
                 p.except.sort_unstable();
                 p.except.dedup();

@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::Path;
 
 /// One captured page.
@@ -227,122 +227,7 @@ fn inside(file: &str) -> bool {
 pub const MAX_JSONL_LINE: u64 = 2 * MAX_DECODED;
 /// Largest WARC record block read (bigger records are skipped, streamed past, and counted).
 pub const MAX_WARC_RECORD: u64 = 64 << 20;
-/// Largest WARC header line (a longer one ends the file's reading, counted).
-pub const MAX_HEADER_LINE: u64 = 64 << 10;
-/// Largest HTTP payload once chunked and gzip/deflate codings are undone (a larger one, such as
-/// a compression bomb, is skipped and counted).
-pub const MAX_DECODED: u64 = 64 << 20;
-
-/// One line of at most [`MAX_HEADER_LINE`] bytes; an error when longer.
-fn read_line(r: &mut dyn BufRead) -> std::io::Result<Option<String>> {
-    let mut buf = Vec::new();
-    if r.take(MAX_HEADER_LINE).read_until(b'\n', &mut buf)? == 0 {
-        return Ok(None);
-    }
-    if buf.len() as u64 == MAX_HEADER_LINE && buf.last() != Some(&b'\n') {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a header line longer than {MAX_HEADER_LINE} bytes"),
-        ));
-    }
-    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-        buf.pop();
-    }
-    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
-}
-
-fn header<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    h.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
-}
-
-/// Split an HTTP response into (headers, body); `None` when it is not one.
-/// HTTP header fields, in order.
-type Headers = Vec<(String, String)>;
-
-fn http_split(block: &[u8]) -> Option<(Headers, &[u8])> {
-    let end = block
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|p| (p, p + 4))
-        .or_else(|| {
-            block
-                .windows(2)
-                .position(|w| w == b"\n\n")
-                .map(|p| (p, p + 2))
-        })?;
-    let head = String::from_utf8_lossy(&block[..end.0]);
-    let mut lines = head.lines();
-    if !lines.next()?.starts_with("HTTP/") {
-        return None;
-    }
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Some((headers, &block[end.1..]))
-}
-
-/// Undo chunked transfer coding (best effort: stops at a malformed chunk).
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(nl) = b.iter().position(|&c| c == b'\n') {
-        let size_text = String::from_utf8_lossy(&b[..nl]);
-        let size_text = size_text.trim().split(';').next().unwrap_or("").to_string();
-        let Ok(n) = usize::from_str_radix(&size_text, 16) else {
-            break;
-        };
-        b = &b[nl + 1..];
-        if n == 0 || n > b.len() {
-            if n > b.len() {
-                out.extend_from_slice(b);
-            }
-            break;
-        }
-        out.extend_from_slice(&b[..n]);
-        b = &b[n..];
-        while b.first().is_some_and(|c| *c == b'\r' || *c == b'\n') {
-            b = &b[1..];
-        }
-    }
-    out
-}
-
-/// The payload with its codings undone; `None` when it would exceed [`MAX_DECODED`].
-fn decode_body(headers: &[(String, String)], body: &[u8]) -> Option<Vec<u8>> {
-    let mut data = if header(headers, "Transfer-Encoding")
-        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
-    {
-        dechunk(body)
-    } else {
-        body.to_vec()
-    };
-    match header(headers, "Content-Encoding").map(|v| v.to_ascii_lowercase()) {
-        Some(e) if e.contains("gzip") => {
-            let mut out = Vec::new();
-            if flate2::read::MultiGzDecoder::new(&data[..])
-                .take(MAX_DECODED + 1)
-                .read_to_end(&mut out)
-                .is_ok()
-            {
-                data = out;
-            }
-        }
-        Some(e) if e.contains("deflate") => {
-            let mut out = Vec::new();
-            if flate2::read::ZlibDecoder::new(&data[..])
-                .take(MAX_DECODED + 1)
-                .read_to_end(&mut out)
-                .is_ok()
-            {
-                data = out;
-            }
-        }
-        _ => {}
-    }
-    (data.len() as u64 <= MAX_DECODED).then_some(data)
-}
+pub use crate::warc::{MAX_DECODED, MAX_HEADER_LINE};
 
 fn read_warc(
     path: &str,
@@ -350,192 +235,70 @@ fn read_warc(
     digests: &mut HashMap<String, String>,
     rep: &mut PagesReport,
 ) -> Result<()> {
-    let io = |e| Error::Io {
-        path: path.to_string(),
-        source: e,
-    };
-    let mut r = Counted {
-        inner: crate::input::open(path)?,
-        pos: 0,
-    };
-    let mut record = 0usize;
-    // A line over the limit ends the file (counted once, by the caller, which sees `Err`).
-    let line = |r: &mut dyn BufRead, rep: &mut PagesReport, record: usize| match read_line(r) {
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-            rep.skip(format!("{path}#{record}: {e}; stopped"));
-            Ok(Err(()))
-        }
-        x => x.map(Ok).map_err(io),
-    };
-    loop {
-        // Skip blank lines between records, then the version line.
-        let version = loop {
-            match line(&mut r, rep, record + 1)? {
-                Err(()) | Ok(None) => return Ok(()),
-                Ok(Some(l)) if l.trim().is_empty() => continue,
-                Ok(Some(l)) => break l,
-            }
-        };
-        record += 1;
-        let mut origin = format!("{path}#{record}");
-        if !version.starts_with("WARC/") {
-            // Out of step (a wrong Content-Length before, garbage between records): resume at
-            // the next version line.
-            // Lines of any length are read past here (minified HTML of a mis-framed record).
-            let at = r.pos;
-            let mut buf = Vec::new();
-            loop {
-                use crate::input::{read_line_capped, Line};
-                match read_line_capped(&mut r, &mut buf, MAX_HEADER_LINE).map_err(io)? {
-                    Line::End => {
-                        rep.skip(format!(
-                            "{origin}: expected a WARC/ version line at byte {at}, none follows"
+    use crate::warc::{decode_body, field, http_split};
+    let r = crate::input::open(path)?;
+    crate::warc::each_record(
+        r,
+        path,
+        MAX_WARC_RECORD,
+        MAX_WARC_RECORD,
+        &mut |why| rep.skip(why),
+        &mut |rec| {
+            let kind = field(&rec.fields, "WARC-Type").unwrap_or("");
+            let url = field(&rec.fields, "WARC-Target-URI")
+                .unwrap_or("")
+                .trim_matches(['<', '>'])
+                .to_string();
+            let digest = field(&rec.fields, "WARC-Payload-Digest").map(str::to_string);
+            let origin = rec.origin.clone();
+            match kind {
+                "response" => {
+                    // Not an HTTP response: nothing to read, nothing wrong.
+                    let (_, hh, body) = http_split(&rec.block)?;
+                    let ct = field(&hh, "Content-Type")
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
+                    if !ct.contains("html") {
+                        return None;
+                    }
+                    let Some(payload) = decode_body(&hh, body) else {
+                        return Some(format!(
+                            "{origin}: the payload decodes to more than {MAX_DECODED} bytes"
                         ));
-                        return Ok(());
+                    };
+                    let html = String::from_utf8_lossy(&payload).into_owned();
+                    if let Some(d) = digest {
+                        digests.insert(d, html.clone());
                     }
-                    Line::Whole if buf.starts_with(b"WARC/") => break,
-                    _ => {}
+                    pages.push(Page { url, html, origin });
+                    None
                 }
-            }
-            rep.skip(format!(
-                "{origin}: expected a WARC/ version line at byte {at}; resumed at byte {}",
-                r.pos
-            ));
-            origin = format!("{path}#{record}@{}", r.pos);
-        }
-        let mut h: Vec<(String, String)> = Vec::new();
-        loop {
-            match line(&mut r, rep, record)? {
-                Err(()) => return Ok(()),
-                Ok(None) => {
-                    rep.skip(format!("{origin}: truncated headers"));
-                    return Ok(());
-                }
-                Ok(Some(l)) if l.is_empty() => break,
-                Ok(Some(l)) => {
-                    if let Some((k, v)) = l.split_once(':') {
-                        h.push((k.trim().to_string(), v.trim().to_string()));
+                "revisit" => {
+                    let ct = http_split(&rec.block)
+                        .and_then(|(_, hh, _)| {
+                            field(&hh, "Content-Type").map(|v| v.to_ascii_lowercase())
+                        })
+                        .unwrap_or_default();
+                    if !ct.contains("html") {
+                        return None;
+                    }
+                    match digest.and_then(|d| digests.get(&d)) {
+                        Some(html) => {
+                            pages.push(Page {
+                                url,
+                                html: html.clone(),
+                                origin,
+                            });
+                            None
+                        }
+                        None => Some(format!("{origin}: revisit of a payload not read before")),
                     }
                 }
+                _ => None,
             }
-        }
-        let Some(len) = header(&h, "Content-Length").and_then(|v| v.parse::<u64>().ok()) else {
-            rep.skip(format!("{origin}: no valid Content-Length; stopped"));
-            return Ok(());
-        };
-        if len > MAX_WARC_RECORD {
-            // Streamed past, never buffered.
-            // A read error (a cut gzip stream) is a truncated record, as a short file is.
-            let n = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink()).unwrap_or(0);
-            if n < len {
-                rep.skip(format!(
-                    "{origin}: Content-Length {len} but the file ends after {n} bytes"
-                ));
-                return Ok(());
-            }
-            rep.skip(format!(
-                "{origin}: a record of {len} bytes, over the {MAX_WARC_RECORD}-byte limit"
-            ));
-            continue;
-        }
-        let mut block = Vec::new();
-        if let Err(e) = (&mut r).take(len).read_to_end(&mut block) {
-            rep.skip(format!("{origin}: truncated block ({e})"));
-            return Ok(());
-        }
-        if (block.len() as u64) < len {
-            rep.skip(format!(
-                "{origin}: truncated block (Content-Length {len}, {} bytes left)",
-                block.len()
-            ));
-            return Ok(());
-        }
-        // A block ends with the record: a blank line (or the end of the file) follows. Anything
-        // else means the Content-Length is wrong, so the block is not this record's.
-        let next = r.fill_buf().map_err(io)?;
-        let ends = next.is_empty()
-            || next.starts_with(b"\r\n\r\n")
-            || next.starts_with(b"\n\n")
-            || (next.len() < 4 && b"\r\n\r\n".starts_with(next));
-        if !ends {
-            rep.skip(format!(
-                "{origin}: Content-Length {len} does not end at the record's end (byte {})",
-                r.pos
-            ));
-            continue;
-        }
-        let kind = header(&h, "WARC-Type").unwrap_or("").to_string();
-        let url = header(&h, "WARC-Target-URI")
-            .unwrap_or("")
-            .trim_matches(['<', '>'])
-            .to_string();
-        let digest = header(&h, "WARC-Payload-Digest").map(str::to_string);
-        match kind.as_str() {
-            "response" => {
-                let Some((hh, body)) = http_split(&block) else {
-                    continue;
-                };
-                let ct = header(&hh, "Content-Type")
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
-                if !ct.contains("html") {
-                    continue;
-                }
-                let Some(payload) = decode_body(&hh, body) else {
-                    rep.skip(format!(
-                        "{origin}: the payload decodes to more than {MAX_DECODED} bytes"
-                    ));
-                    continue;
-                };
-                let html = String::from_utf8_lossy(&payload).into_owned();
-                if let Some(d) = digest {
-                    digests.insert(d, html.clone());
-                }
-                pages.push(Page { url, html, origin });
-            }
-            "revisit" => {
-                let ct = http_split(&block)
-                    .and_then(|(hh, _)| header(&hh, "Content-Type").map(|v| v.to_ascii_lowercase()))
-                    .unwrap_or_default();
-                if !ct.contains("html") {
-                    continue;
-                }
-                match digest.and_then(|d| digests.get(&d)) {
-                    Some(html) => pages.push(Page {
-                        url,
-                        html: html.clone(),
-                        origin,
-                    }),
-                    None => rep.skip(format!("{origin}: revisit of a payload not read before")),
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// A reader that knows how many bytes it has handed out (offsets in skip messages).
-struct Counted<R> {
-    inner: R,
-    pos: u64,
-}
-
-impl<R: BufRead> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-    fn consume(&mut self, n: usize) {
-        self.pos += n as u64;
-        self.inner.consume(n);
-    }
+        },
+    );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -223,12 +223,28 @@ fn push_query(out: &mut String, q: &[String]) {
 
 /// 64-bit FNV-1a.
 pub(crate) fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100000001b3);
+    let mut h = Fnv::new();
+    h.write(s.as_bytes());
+    h.finish()
+}
+
+/// FNV-1a over bytes given in pieces (a stream hashed chunk by chunk).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl Fnv {
+    pub(crate) fn new() -> Fnv {
+        Fnv(0xcbf29ce484222325)
     }
-    h
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x100000001b3);
+        }
+    }
+    pub(crate) fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 fn safe_literal(s: &str) -> bool {

@@ -42,7 +42,7 @@ use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The type of a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -323,6 +323,36 @@ pub struct Rule {
     /// For [`RuleKind::Convention`]: the convention applied (source/output are then unused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convention: Option<Convention>,
+    /// The signals the rule was learned from, when its clusters came from a crawl's own
+    /// declarations ([`signals_of`]): clusters per signal (`digest`, `redirect`, `canonical`).
+    /// Empty for clusters given as such (a TSV of duplicate clusters).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub signals: BTreeMap<String, usize>,
+}
+
+/// The signals a cluster may come from, by its id's prefix (`redirect:http://h/old`): a payload
+/// digest group of 200 captures, a redirect (URL and `Location`), a declared canonical (page and
+/// its `rel=canonical`).
+pub const SIGNALS: [&str; 3] = ["digest", "redirect", "canonical"];
+
+/// The signals of a cluster id: `["redirect"]` for `redirect:http://h/old`, `["digest",
+/// "redirect"]` for a united `digest+redirect:…`; none for any other id. Readers of crawl
+/// records name their clusters so ([`crate::input`]); every signal is evidence validated like
+/// any other, and a cluster counts once for each of its signals.
+///
+/// ```
+/// let s: Vec<&str> = dedust::rules::signals_of("digest+redirect:http://h/old").collect();
+/// assert_eq!(s, ["digest", "redirect"]);
+/// assert_eq!(dedust::rules::signals_of("c0042").count(), 0);
+/// assert_eq!(dedust::rules::signals_of("digest+mine:x").count(), 0);
+/// ```
+pub fn signals_of(id: &str) -> impl Iterator<Item = &'static str> + '_ {
+    let prefix = id.split_once(':').map_or("", |(p, _)| p);
+    let known = !prefix.is_empty() && prefix.split('+').all(|p| SIGNALS.contains(&p));
+    prefix
+        .split('+')
+        .filter(move |_| known)
+        .filter_map(|p| SIGNALS.iter().copied().find(|s| *s == p))
 }
 
 /// The scope (and `source.host`) of a cross-host rule: it applies to every host, those in
@@ -354,6 +384,7 @@ impl Rule {
             supporting: vec![],
             attested: vec![],
             convention: None,
+            signals: BTreeMap::new(),
         };
         crate::render::describe(&mut rule);
         rule
@@ -564,6 +595,8 @@ enum GroupKey {
 #[derive(Debug, Clone)]
 struct Obs {
     cluster: usize,
+    /// The cluster's signals: bit `i` for [`SIGNALS`]`[i]`; 0 for a declared cluster.
+    signal: u8,
     from: Units,
     from_url: String,
     to_url: String,
@@ -887,6 +920,7 @@ fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[Option<String>]) -> V
             }
             Some(Obs {
                 cluster: p.cluster as usize,
+                signal: prep.signals.get(p.cluster as usize).copied().unwrap_or(0),
                 from,
                 from_url: from_url.clone(),
                 to_url: to_url.clone(),
@@ -1291,6 +1325,7 @@ fn build_drops(
             rule.clusters = clusters;
             rule.urls = urls;
             rule.examples = examples;
+            rule.signals = signals(&of);
             rule
         })
         .collect()
@@ -1300,6 +1335,26 @@ fn build_drops(
 ///
 /// # Complexity
 /// `O(n log n)` for `n` observations; only the 3 example lists are copied.
+/// Clusters per signal among `obs` (empty when none came from a signal).
+fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
+    let mut seen: Vec<(usize, u8)> = obs
+        .iter()
+        .filter(|o| o.signal > 0)
+        .map(|o| (o.cluster, o.signal))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let mut out = BTreeMap::new();
+    for (_, bits) in seen {
+        for (i, s) in SIGNALS.iter().enumerate() {
+            if bits & (1 << i) != 0 {
+                *out.entry(s.to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     let mut urls: Vec<&str> = Vec::with_capacity(2 * obs.len());
     for o in obs {
@@ -1389,6 +1444,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             r.clusters = clusters;
             r.urls = urls;
             r.examples = examples;
+            r.signals = signals(obs);
             return Some(r);
         }
         GroupKey::Alias { from, to } => (
@@ -1536,6 +1592,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
     rule.clusters = clusters;
     rule.urls = urls;
     rule.examples = examples;
+    rule.signals = signals(obs);
     Some(rule)
 }
 
@@ -1549,6 +1606,8 @@ pub struct Prepared {
     pub sample: Vec<Vec<u32>>,
     /// Label per cluster (hash of the id, as in [`crate::validate::labeled`]).
     pub labels: Vec<usize>,
+    /// Signals per cluster ([`signals_of`] its id): bit `i` for [`SIGNALS`]`[i]`, 0 for none.
+    pub signals: Vec<u8>,
     /// Whether aliases between registrable domains may be learned
     /// ([`LearnOptions::allow_cross_site`]).
     pub allow_cross_site: bool,
@@ -1607,8 +1666,12 @@ impl Prepared {
             };
             stats.cross_site += usize::from(parts.len() > 1);
             let label = crate::render::fnv(id) as usize;
+            let signal = signals_of(id)
+                .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
+                .fold(0u8, |m, i| m | 1 << i);
             for urls in parts {
                 prep.push(urls, label, opts, &mut stats);
+                prep.signals.push(signal);
             }
         }
         (prep, stats)

@@ -14,6 +14,7 @@
 //! return one page, and a soft 404 where missing pages return one "not found" page.
 //! With `pages`, [`pages_jsonl`] renders an HTML page per URL whose text follows the ground truth.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Generator settings.
@@ -387,25 +388,95 @@ fn site(o: &SynthOptions, si: usize) -> (Vec<(String, String)>, SiteTruth) {
 pub fn pages_jsonl(out: &SynthOutput) -> String {
     let mut s = String::new();
     for (c, u) in &out.rows {
-        let mut rng = Rng(crate::render::fnv(c));
-        let title: Vec<&str> = (0..4).map(|_| rng.pick(WORDS)).collect();
-        let body: Vec<String> = (0..3)
-            .map(|_| {
-                let words: Vec<&str> = (0..24).map(|_| WORDS[rng.below(WORDS.len())]).collect();
-                format!("<p>{}.</p>", words.join(" "))
-            })
-            .collect();
-        let html = format!(
-            "<html><head><title>{}</title></head><body><h1>{}</h1>{}<p>ref {c}</p></body></html>",
-            title.join(" "),
-            title.join(" "),
-            body.join("")
-        );
+        let html = page_html(c, None);
         let line = serde_json::json!({ "url": u, "cluster": c, "html": html });
         s.push_str(&line.to_string());
         s.push('\n');
     }
     s
+}
+
+/// The page of a cluster (its content: the same text for every URL of the cluster).
+fn page_html(cluster: &str, canonical: Option<&str>) -> String {
+    let mut rng = Rng(crate::render::fnv(cluster));
+    let title: Vec<&str> = (0..4).map(|_| rng.pick(WORDS)).collect();
+    let body: Vec<String> = (0..3)
+        .map(|_| {
+            let words: Vec<&str> = (0..24).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+            format!("<p>{}.</p>", words.join(" "))
+        })
+        .collect();
+    let link = canonical.map_or(String::new(), |c| {
+        format!("<link rel=\"canonical\" href=\"{c}\">")
+    });
+    format!(
+        "<html><head><title>{}</title>{link}</head><body><h1>{}</h1>{}<p>ref {cluster}</p></body></html>",
+        title.join(" "),
+        title.join(" "),
+        body.join("")
+    )
+}
+
+/// The crawl of an output as WARC records (uncompressed; one `Vec` per record, for one gzip
+/// member each), the way a crawler meets the sites: in each cluster, the URL with the fewest
+/// bytes is the page; about one other URL in four answers `301` to it (`Location` relative
+/// when on the same host), the rest serve the same page. Half the sites (by host) declare the
+/// page's URL as `rel=canonical` in every copy (as CMSs do); the others declare nothing. No
+/// `WARC-Payload-Digest` is written: a reader hashes the payload (equal pages, equal hashes).
+pub fn warc_records(out: &SynthOutput) -> Vec<Vec<u8>> {
+    let mut by_cluster: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (c, u) in &out.rows {
+        let i = *index.entry(c.as_str()).or_insert_with(|| {
+            by_cluster.push((c.as_str(), Vec::new()));
+            by_cluster.len() - 1
+        });
+        by_cluster[i].1.push(u.as_str());
+    }
+    let mut recs = Vec::with_capacity(out.rows.len());
+    fn host(u: &str) -> &str {
+        crate::tokenize::split_url(u).map_or("", |p| p.host)
+    }
+    for (c, urls) in by_cluster {
+        let page = *urls
+            .iter()
+            .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
+            .expect("a cluster has a URL");
+        let declares = crate::render::fnv(host(page)).is_multiple_of(2);
+        let html = page_html(c, declares.then_some(page));
+        for &u in &urls {
+            let moved = u != page && crate::render::fnv(u).is_multiple_of(4);
+            let http = if moved {
+                let loc = match crate::tokenize::split_url(page) {
+                    // Relative on the same scheme and host.
+                    Some(p) if u.starts_with(&page[..p.scheme.len() + 3 + p.host.len()]) => {
+                        &page[p.scheme.len() + 3 + p.host.len()..]
+                    }
+                    _ => page,
+                };
+                format!("HTTP/1.1 301 Moved Permanently\r\nLocation: {loc}\r\nContent-Length: 0\r\n\r\n")
+            } else {
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{html}",
+                    html.len()
+                )
+            };
+            let mut r = format!(
+                "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {u}\r\n\
+                 WARC-Date: 2026-01-01T00:00:00Z\r\n\
+                 WARC-Record-ID: <urn:uuid:{:016x}-{:016x}>\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+                crate::render::fnv(c),
+                crate::render::fnv(u),
+                http.len()
+            )
+            .into_bytes();
+            r.extend_from_slice(http.as_bytes());
+            r.extend_from_slice(b"\r\n\r\n");
+            recs.push(r);
+        }
+    }
+    recs
 }
 
 /// The `clusters.tsv` text of an output (header `cluster<TAB>url`).

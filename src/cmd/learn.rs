@@ -90,6 +90,9 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                     "kept": kept.contains(r.id.as_str()), "id": r.id, "scope": r.scope, "pattern": r.pattern, "target": r.target,
                     "support": r.support, "fp": r.fp, "clusters": r.clusters, "examples": r.examples,
                 });
+                if !r.signals.is_empty() {
+                    v["signals"] = serde_json::json!(r.signals);
+                }
                 if r.is_global() {
                     v["sites"] = serde_json::json!(r.sites);
                     v["except"] = serde_json::json!(r.except);

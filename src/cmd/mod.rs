@@ -185,12 +185,38 @@ pub fn read_clusters_counted(
         let first: Vec<String> = rep
             .first_bad
             .iter()
-            .map(|(l, w)| format!("line {l}: {w}"))
+            .map(|(l, w)| match rep.format {
+                Some(dedust::InputFormat::Warc) => w.clone(),
+                _ => format!("line {l}: {w}"),
+            })
             .collect();
         eprintln!(
-            "{path}: skipped {} malformed lines ({})",
+            "{path}: skipped {} malformed {} ({})",
             rep.skipped,
+            if rep.format == Some(dedust::InputFormat::Warc) {
+                "records"
+            } else {
+                "lines"
+            },
             first.join("; ")
+        );
+    }
+    if rep.format == Some(dedust::InputFormat::Cdxj) {
+        eprintln!(
+            "{path}: web-archive index: {} captures in digest groups, {} redirect pairs, {} left out (not 200, no Location)",
+            rep.records - rep.redirects,
+            rep.redirects,
+            rep.filtered
+        );
+    }
+    if rep.format == Some(dedust::InputFormat::Warc) {
+        eprintln!(
+            "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 or 3xx response)",
+            rep.lines,
+            rep.records - rep.redirects - rep.canonicals,
+            rep.redirects,
+            rep.canonicals,
+            rep.filtered
         );
     }
     Ok((clusters, rep.skipped))

@@ -31,6 +31,23 @@ pub fn run(a: SynthArgs) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
         pending.commit()?;
     }
+    if a.warc {
+        use std::io::Write;
+        let path = dir.join("crawl.warc.gz");
+        let (f, pending) = super::create_output(&path.to_string_lossy())?;
+        let mut f = std::io::BufWriter::new(f);
+        // One gzip member per record, as crawlers write them.
+        for rec in dedust::synth::warc_records(&out) {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(&rec)
+                .and_then(|()| gz.finish())
+                .and_then(|member| f.write_all(&member))
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        }
+        f.into_inner()
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        pending.commit()?;
+    }
     eprintln!(
         "synth: {} sites, {} URLs → {}",
         out.sites.len(),

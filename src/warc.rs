@@ -1,0 +1,752 @@
+//! WARC reading: record framing, shared by the content verifier ([`crate::pages`]), and the
+//! duplicate evidence a crawl's own records carry, for `learn`.
+//!
+//! In: a WARC stream (`.warc` or `.warc.gz`, already decompressed by [`crate::input::open`]).
+//! Out ([`read_signals`]): `(cluster id, URL)` records through a callback, and a [`WarcReport`]:
+//!
+//! * a `response` (or `revisit`) with HTTP status 200 joins the payload-digest group of its
+//!   `WARC-Payload-Digest` (cluster `digest:<digest>`; a response without one is hashed);
+//! * a 200 page that declares a canonical — an HTTP `Link: <…>; rel="canonical"` header, else
+//!   `<link rel="canonical" href="…">` in its HTML head — gives the pair (URL, canonical), cluster
+//!   `canonical:<url>`;
+//! * a 3xx response with a `Location` gives the pair (URL, absolute `Location`), cluster
+//!   `redirect:<url>`;
+//! * everything else (404, 5xx, requests, metadata, DNS records…) joins nothing and is counted.
+//!
+//! A pair spanning two sites (a syndicated canonical, a redirect to another domain) is read like
+//! any other; `learn` learns clusters per site, so it never becomes a cross-site rule.
+//!
+//! Invariants (hostile input, [`each_record`]): a header line is at most [`MAX_HEADER_LINE`]
+//! bytes and a header block at most [`MAX_WARC_HEADER`]; a record body is held only up to the
+//! caller's bound ([`SIGNAL_BLOCK`] for the signals: the rest is hashed as it streams past); only
+//! the first [`MAX_HTML_SCAN`] decoded bytes of a page are searched for its canonical. A
+//! malformed record (a `Content-Length` that does not end at the record's end, no HTTP head, a
+//! `Location` that is no URL) is skipped and named (`file#record`, byte offsets); a truncated
+//! file (a gzip member cut short, a `Content-Length` past the end of the file) ends the reading
+//! with what was read so far, counted, never a crash.
+
+use std::io::{BufRead, Read};
+
+/// Longest WARC header line (a longer one ends the file's reading, counted).
+pub const MAX_HEADER_LINE: u64 = 64 << 10;
+
+/// Longest WARC header block (all its lines); a longer one ends the file's reading, counted.
+pub const MAX_WARC_HEADER: usize = 1 << 20;
+
+/// Largest HTTP payload once chunked and gzip/deflate codings are undone (a larger one, such as
+/// a compression bomb, is skipped and counted).
+pub const MAX_DECODED: u64 = 64 << 20;
+
+/// Bytes of a response's block kept for the signals: its HTTP head and the page's beginning.
+pub const SIGNAL_BLOCK: u64 = 320 << 10;
+
+/// Bytes of a page's body searched for `<link rel="canonical">` (it sits in the head).
+pub const MAX_HTML_SCAN: usize = 256 << 10;
+
+/// What reading a WARC for signals saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WarcReport {
+    /// WARC records read (all types).
+    pub records: usize,
+    /// 200 responses and revisits placed in a digest group.
+    pub digests: usize,
+    /// Redirect pairs (3xx with a `Location`).
+    pub redirects: usize,
+    /// Canonical pairs (a 200 page declaring another URL as canonical).
+    pub canonicals: usize,
+    /// Records that join nothing on purpose (not a response, not 200 or 3xx, a 3xx without
+    /// `Location`).
+    pub filtered: usize,
+    /// Malformed records skipped (or the truncation that ended the file).
+    pub skipped: usize,
+    /// The first few problems (`name#record: why`, with byte offsets where they help).
+    pub first_bad: Vec<String>,
+}
+
+impl WarcReport {
+    fn bad(&mut self, why: String) {
+        self.skipped += 1;
+        if self.first_bad.len() < 5 {
+            self.first_bad.push(why);
+        }
+    }
+}
+
+/// A reader that knows how many bytes it has handed out (offsets in skip messages).
+struct Counted<R> {
+    inner: R,
+    pos: u64,
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.pos += n as u64;
+        self.inner.consume(n);
+    }
+}
+
+/// Header fields (WARC or HTTP), in order.
+pub(crate) type Headers = Vec<(String, String)>;
+
+/// The value of the first field `name` (case-insensitive).
+pub(crate) fn field<'a>(h: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    h.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// One WARC record as framed by [`each_record`].
+pub(crate) struct Record {
+    /// `name#number`, and `@offset` after a resynchronisation.
+    pub origin: String,
+    /// The WARC header fields.
+    pub fields: Headers,
+    /// The block's first `keep` bytes (all of it when shorter).
+    pub block: Vec<u8>,
+    /// FNV-1a of the block's bytes past `keep` (the initial state when there are none).
+    pub rest: u64,
+}
+
+/// Frame the WARC records of `r` (`name` in messages): `each` gets every well-framed record
+/// (and may return a skip message), `skip` every problem. Records whose block is over
+/// `max_block` bytes are streamed past and skipped; of the others, the first `keep` bytes are
+/// held and the rest hashed. A version line out of step resumes at the next `WARC/` line; a
+/// header line over [`MAX_HEADER_LINE`], a header block over [`MAX_WARC_HEADER`], a truncated
+/// block or an I/O error (a gzip member cut short) end the reading. Nothing is allocated from a
+/// `Content-Length` before its bytes are read.
+///
+/// # Complexity
+/// `O(bytes)` time; `O(keep + header)` memory.
+pub(crate) fn each_record(
+    r: impl BufRead,
+    name: &str,
+    keep: u64,
+    max_block: u64,
+    skip: &mut dyn FnMut(String),
+    each: &mut dyn FnMut(Record) -> Option<String>,
+) {
+    use crate::input::{read_line_capped, Line};
+    let mut r = Counted { inner: r, pos: 0 };
+    let mut record = 0usize;
+    let mut buf = Vec::new();
+    // One header line; `None` at the end; a message when reading must stop.
+    let line = |r: &mut Counted<_>, buf: &mut Vec<u8>| -> Result<Option<String>, String> {
+        match read_line_capped(r, buf, MAX_HEADER_LINE) {
+            Ok(Line::End) => Ok(None),
+            Ok(Line::Cut) => Err(format!("a header line longer than {MAX_HEADER_LINE} bytes")),
+            Ok(Line::Whole) => {
+                while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                    buf.pop();
+                }
+                Ok(Some(String::from_utf8_lossy(buf).into_owned()))
+            }
+            Err(e) => Err(format!("read error ({e})")),
+        }
+    };
+    loop {
+        // Blank lines between records, then the version line.
+        let (start, version) = loop {
+            let start = r.pos;
+            match line(&mut r, &mut buf) {
+                Err(e) => return skip(format!("{name}#{}: {e}; stopped", record + 1)),
+                Ok(None) => return,
+                Ok(Some(l)) if l.trim().is_empty() => continue,
+                Ok(Some(l)) => break (start, l),
+            }
+        };
+        record += 1;
+        let mut origin = format!("{name}#{record}");
+        // Messages name the byte where the record starts (in the decompressed stream).
+        let mut here = format!("{origin} (byte {start})");
+        if !version.starts_with("WARC/") {
+            // Out of step (a wrong Content-Length before, garbage between records): resume at
+            // the next version line. Lines of any length are read past here.
+            let at = r.pos;
+            loop {
+                match read_line_capped(&mut r, &mut buf, MAX_HEADER_LINE) {
+                    Ok(Line::End) => {
+                        return skip(format!(
+                            "{origin}: expected a WARC/ version line at byte {at}, none follows"
+                        ))
+                    }
+                    Ok(Line::Whole) if buf.starts_with(b"WARC/") => break,
+                    Ok(_) => {}
+                    Err(e) => return skip(format!("{origin}: read error ({e}); stopped")),
+                }
+            }
+            skip(format!(
+                "{origin}: expected a WARC/ version line at byte {at}; resumed at byte {}",
+                r.pos
+            ));
+            origin = format!("{name}#{record}@{}", r.pos);
+            here = origin.clone();
+        }
+        let mut fields: Headers = Vec::new();
+        let mut size = 0usize;
+        loop {
+            match line(&mut r, &mut buf) {
+                Err(e) => return skip(format!("{here}: {e}; stopped")),
+                Ok(None) => return skip(format!("{here}: truncated headers")),
+                Ok(Some(l)) if l.is_empty() => break,
+                Ok(Some(l)) => {
+                    size += l.len();
+                    if size > MAX_WARC_HEADER {
+                        return skip(format!(
+                            "{origin}: a header block over {MAX_WARC_HEADER} bytes; stopped"
+                        ));
+                    }
+                    if let Some((k, v)) = l.split_once(':') {
+                        fields.push((k.trim().to_string(), v.trim().to_string()));
+                    }
+                }
+            }
+        }
+        let Some(len) = field(&fields, "Content-Length").and_then(|v| v.parse::<u64>().ok()) else {
+            return skip(format!("{here}: no valid Content-Length; stopped"));
+        };
+        if len > max_block {
+            // Streamed past, never buffered. A read error (a cut gzip stream) is a truncated
+            // record, as a short file is.
+            let n = std::io::copy(&mut (&mut r).take(len), &mut std::io::sink()).unwrap_or(0);
+            if n < len {
+                return skip(format!(
+                    "{origin}: Content-Length {len} but the file ends after {n} bytes"
+                ));
+            }
+            skip(format!(
+                "{origin}: a record of {len} bytes, over the {max_block}-byte limit"
+            ));
+            continue;
+        }
+        let mut block = Vec::new();
+        let mut rest = crate::render::Fnv::new();
+        let mut got = match (&mut r).take(len.min(keep)).read_to_end(&mut block) {
+            Ok(n) => n as u64,
+            Err(e) => return skip(format!("{here}: truncated block ({e})")),
+        };
+        let mut chunk = [0u8; 1 << 14];
+        let mut tail = (&mut r).take(len - got);
+        loop {
+            match tail.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(k) => {
+                    rest.write(&chunk[..k]);
+                    got += k as u64;
+                }
+                Err(e) => return skip(format!("{here}: truncated block ({e})")),
+            }
+        }
+        if got < len {
+            return skip(format!(
+                "{origin}: truncated block (Content-Length {len}, {got} bytes left)"
+            ));
+        }
+        // A block ends with the record: a blank line (or the end of the file) follows. Anything
+        // else means the Content-Length is wrong, so the block is not this record's.
+        let next = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) => return skip(format!("{here}: read error ({e}); stopped")),
+        };
+        let ends = next.is_empty()
+            || next.starts_with(b"\r\n\r\n")
+            || next.starts_with(b"\n\n")
+            || (next.len() < 4 && b"\r\n\r\n".starts_with(next));
+        if !ends {
+            skip(format!(
+                "{origin}: Content-Length {len} does not end at the record's end (byte {})",
+                r.pos
+            ));
+            continue;
+        }
+        let rec = Record {
+            origin,
+            fields,
+            block,
+            rest: rest.finish(),
+        };
+        if let Some(why) = each(rec) {
+            skip(why);
+        }
+    }
+}
+
+/// Split an HTTP response into (status, headers, body); `None` when it is not one.
+pub(crate) fn http_split(block: &[u8]) -> Option<(u16, Headers, &[u8])> {
+    let end = block
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|p| (p, p + 4))
+        .or_else(|| {
+            block
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|p| (p, p + 2))
+        })?;
+    let head = String::from_utf8_lossy(&block[..end.0]);
+    let mut lines = head.lines();
+    let status_line = lines.next()?;
+    if !status_line.starts_with("HTTP/") {
+        return None;
+    }
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Some((status, headers, &block[end.1..]))
+}
+
+/// Undo chunked transfer coding (best effort: stops at a malformed chunk).
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(nl) = b.iter().position(|&c| c == b'\n') {
+        let size_text = String::from_utf8_lossy(&b[..nl]);
+        let size_text = size_text.trim().split(';').next().unwrap_or("").to_string();
+        let Ok(n) = usize::from_str_radix(&size_text, 16) else {
+            break;
+        };
+        b = &b[nl + 1..];
+        if n == 0 || n > b.len() {
+            if n > b.len() {
+                out.extend_from_slice(b);
+            }
+            break;
+        }
+        out.extend_from_slice(&b[..n]);
+        b = &b[n..];
+        while b.first().is_some_and(|c| *c == b'\r' || *c == b'\n') {
+            b = &b[1..];
+        }
+    }
+    out
+}
+
+/// The payload with its codings undone, at most `limit` bytes of it (a body cut short decodes
+/// as far as it goes); `None` when it would exceed `limit` and `whole` is asked for.
+fn decode(headers: &[(String, String)], body: &[u8], limit: u64, whole: bool) -> Option<Vec<u8>> {
+    let mut data = if field(headers, "Transfer-Encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+    {
+        dechunk(body)
+    } else {
+        body.to_vec()
+    };
+    let coding = field(headers, "Content-Encoding").map(|v| v.to_ascii_lowercase());
+    let decoded = {
+        let decoder: Option<Box<dyn Read + '_>> = match coding {
+            Some(e) if e.contains("gzip") => {
+                Some(Box::new(flate2::read::MultiGzDecoder::new(&data[..])))
+            }
+            Some(e) if e.contains("deflate") => {
+                Some(Box::new(flate2::read::ZlibDecoder::new(&data[..])))
+            }
+            _ => None,
+        };
+        decoder.and_then(|d| {
+            let mut out = Vec::new();
+            let ok = d.take(limit + 1).read_to_end(&mut out).is_ok();
+            (ok || !whole).then_some(out)
+        })
+    };
+    if let Some(out) = decoded {
+        data = out;
+    }
+    if data.len() as u64 > limit {
+        if whole {
+            return None;
+        }
+        data.truncate(limit as usize);
+    }
+    Some(data)
+}
+
+/// The payload with its codings undone; `None` when it would exceed [`MAX_DECODED`].
+pub(crate) fn decode_body(headers: &[(String, String)], body: &[u8]) -> Option<Vec<u8>> {
+    decode(headers, body, MAX_DECODED, true)
+}
+
+/// Read the WARC records of `r` (`name` in messages) for the signals they carry, calling
+/// `emit(cluster_id, url)` for every URL that joins a cluster (see the module docs).
+///
+/// ```
+/// let warc = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.org/old\r\n\
+/// Content-Type: application/http; msgtype=response\r\nContent-Length: 38\r\n\r\n\
+/// HTTP/1.1 301 Moved\r\nLocation: /new\r\n\r\n\r\n\r\n";
+/// let mut pairs = Vec::new();
+/// let rep = dedust::warc::read_signals(&warc[..], "x.warc", |c, u| {
+///     pairs.push((c.to_string(), u.to_string()))
+/// });
+/// assert_eq!(rep.redirects, 1, "{rep:?}");
+/// assert_eq!(pairs[1], ("redirect:http://h.org/old".to_string(), "http://h.org/new".to_string()));
+/// ```
+pub fn read_signals(r: impl BufRead, name: &str, mut emit: impl FnMut(&str, &str)) -> WarcReport {
+    let mut rep = WarcReport::default();
+    let mut bad = Vec::new();
+    each_record(
+        r,
+        name,
+        SIGNAL_BLOCK,
+        u64::MAX,
+        &mut |why| bad.push(why),
+        &mut |rec| {
+            rep.records += 1;
+            record(&rec, &mut rep, &mut emit)
+        },
+    );
+    for why in bad {
+        rep.bad(why);
+    }
+    rep
+}
+
+/// Handle one record for the signals; a skip message when it is malformed.
+fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str)) -> Option<String> {
+    let origin = &rec.origin;
+    let kind = field(&rec.fields, "WARC-Type").unwrap_or("");
+    let http = field(&rec.fields, "Content-Type")
+        .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/http"));
+    let url = field(&rec.fields, "WARC-Target-URI")
+        .map(|u| u.trim_matches(['<', '>']))
+        .filter(|u| u.starts_with("http://") || u.starts_with("https://"));
+    let (Some(url), true, "response" | "revisit") = (url, http, kind) else {
+        rep.filtered += 1;
+        return None;
+    };
+    // A revisit's block may be the HTTP head without its blank line.
+    let split = http_split(&rec.block).or_else(|| {
+        let mut b = rec.block.clone();
+        b.extend_from_slice(b"\r\n\r\n");
+        (kind == "revisit")
+            .then(|| http_split(&b).map(|(s, h, _)| (s, h, &[][..])))
+            .flatten()
+    });
+    let Some((status, headers, body)) = split else {
+        return Some(format!(
+            "{origin}: no HTTP head in the first {SIGNAL_BLOCK} bytes"
+        ));
+    };
+    if (300..400).contains(&status) {
+        let Some(loc) = field(&headers, "Location") else {
+            rep.filtered += 1;
+            return None;
+        };
+        return match crate::input::resolve_location(url, loc) {
+            Some(to) if to != url => {
+                let id = format!("redirect:{url}");
+                emit(&id, url);
+                emit(&id, &to);
+                rep.redirects += 1;
+                None
+            }
+            Some(_) => {
+                rep.filtered += 1;
+                None
+            }
+            None => Some(format!("{origin}: `Location` is no URL: {loc:?}")),
+        };
+    }
+    if status != 200 {
+        rep.filtered += 1;
+        return None;
+    }
+    let digest = match field(&rec.fields, "WARC-Payload-Digest") {
+        Some(d) => d.to_string(),
+        // The payload's own hash: its bytes in the block held, then the rest.
+        None if kind == "response" => {
+            let mut h = crate::render::Fnv::new();
+            h.write(body);
+            format!("fnv:{:016x}{:016x}", h.finish(), rec.rest)
+        }
+        None => {
+            rep.filtered += 1;
+            return None;
+        }
+    };
+    emit(&format!("digest:{digest}"), url);
+    rep.digests += 1;
+    if kind != "response" {
+        return None;
+    }
+    // The declared canonical: the HTTP `Link` header first, then the HTML head.
+    let declared = headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("Link"))
+        .find_map(|(_, v)| link_canonical(v))
+        .or_else(|| {
+            let html = field(&headers, "Content-Type")
+                .is_none_or(|t| t.to_ascii_lowercase().contains("html"));
+            let page = decode(&headers, body, MAX_HTML_SCAN as u64, false)?;
+            html.then(|| html_canonical(&page)).flatten()
+        });
+    let c = declared?;
+    match crate::input::resolve_location(url, &c) {
+        Some(to) if to != url => {
+            let id = format!("canonical:{url}");
+            emit(&id, url);
+            emit(&id, &to);
+            rep.canonicals += 1;
+            None
+        }
+        Some(_) => None,
+        None => Some(format!("{origin}: canonical is no URL: {c:?}")),
+    }
+}
+
+/// The canonical of an HTTP `Link` header value (`<…>; rel="canonical"`, among others).
+fn link_canonical(value: &str) -> Option<String> {
+    for part in value.split(',') {
+        let part = part.trim();
+        let Some(rest) = part.strip_prefix('<') else {
+            continue;
+        };
+        let Some((target, params)) = rest.split_once('>') else {
+            continue;
+        };
+        let canonical = params.split(';').any(|p| {
+            let p = p.trim();
+            p.split_once('=').is_some_and(|(k, v)| {
+                k.trim().eq_ignore_ascii_case("rel")
+                    && v.trim()
+                        .trim_matches('"')
+                        .split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("canonical"))
+            })
+        });
+        if canonical {
+            return Some(target.trim().to_string());
+        }
+    }
+    None
+}
+
+/// The `href` of the first `<link rel="canonical">` of an HTML head (the scan stops at
+/// `<body>`).
+fn html_canonical(html: &[u8]) -> Option<String> {
+    use html5gum::{Token, Tokenizer};
+    let text = String::from_utf8_lossy(html);
+    for tok in Tokenizer::new(text.as_ref()).flatten() {
+        if let Token::StartTag(tag) = tok {
+            let name = tag.name.to_ascii_lowercase();
+            if name == b"body" {
+                return None;
+            }
+            if name != b"link" {
+                continue;
+            }
+            let attr = |k: &str| {
+                tag.attributes
+                    .get(k.as_bytes())
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
+            };
+            let rel = attr("rel").unwrap_or_default();
+            if rel
+                .split_ascii_whitespace()
+                .any(|r| r.eq_ignore_ascii_case("canonical"))
+            {
+                if let Some(href) = attr("href").filter(|h| !h.trim().is_empty()) {
+                    return Some(href.trim().to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WARC record of `kind` for `url` with an HTTP block.
+    fn rec(kind: &str, url: &str, extra: &str, block: &str) -> String {
+        format!(
+            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {url}\r\n{extra}\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+            block.len()
+        )
+    }
+
+    fn read(data: &str) -> (Vec<(String, String)>, WarcReport) {
+        let mut out = Vec::new();
+        let rep = read_signals(data.as_bytes(), "t.warc", |c, u| {
+            out.push((c.into(), u.into()))
+        });
+        (out, rep)
+    }
+
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn record_kinds_table() {
+        let page = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><head>\
+                    <link rel=\"canonical\" href=\"/a\"></head><body>x</body></html>";
+        // (records, expected pairs, filtered, skipped)
+        let cases: &[(&str, &[(&str, &str)], usize, usize)] = &[
+            (
+                &rec("response", "http://h.org/a?s=1", "WARC-Payload-Digest: sha1:D\r\n", page),
+                &[
+                    ("digest:sha1:D", "http://h.org/a?s=1"),
+                    ("canonical:http://h.org/a?s=1", "http://h.org/a?s=1"),
+                    ("canonical:http://h.org/a?s=1", "http://h.org/a"),
+                ],
+                0,
+                0,
+            ),
+            // The Link header wins over the HTML.
+            (
+                &rec(
+                    "response",
+                    "https://h.org/p",
+                    "WARC-Payload-Digest: sha1:E\r\n",
+                    "HTTP/1.1 200 OK\r\nLink: </node/1>; rel=\"shortlink\", </q>; rel=\"canonical\"\r\n\r\n<link rel=canonical href=/z>",
+                ),
+                &[
+                    ("digest:sha1:E", "https://h.org/p"),
+                    ("canonical:https://h.org/p", "https://h.org/p"),
+                    ("canonical:https://h.org/p", "https://h.org/q"),
+                ],
+                0,
+                0,
+            ),
+            // A canonical naming the page itself says nothing more.
+            (
+                &rec("response", "http://h.org/a", "WARC-Payload-Digest: sha1:D\r\n", page),
+                &[("digest:sha1:D", "http://h.org/a")],
+                0,
+                0,
+            ),
+            (
+                &rec("response", "http://h.org/x", "", "HTTP/1.1 404 Not Found\r\n\r\ngone"),
+                &[],
+                1,
+                0,
+            ),
+            (
+                &rec("response", "http://h.org/x", "", "HTTP/1.1 302 Found\r\nLocation: http://[::1\r\n\r\n"),
+                &[],
+                0,
+                1,
+            ),
+            (
+                &rec("request", "http://h.org/x", "", "GET /x HTTP/1.1\r\n\r\n"),
+                &[],
+                1,
+                0,
+            ),
+            (
+                &rec("revisit", "http://h.org/b", "WARC-Payload-Digest: sha1:D\r\n", "HTTP/1.1 200 OK\r\nServer: x\r\n\r\n"),
+                &[("digest:sha1:D", "http://h.org/b")],
+                0,
+                0,
+            ),
+            (
+                &rec("response", "dns:h.org", "", "20140325121224\nh.org. 1 IN A 1.2.3.4\n"),
+                &[],
+                1,
+                0,
+            ),
+            // A record before one without Content-Length is read; there the reading stops (where
+            // the block ends is unknown).
+            (
+                &format!(
+                    "{}WARC/1.0\r\nWARC-Type: response\r\n\r\njunk\r\n\r\n{}",
+                    rec("response", "http://h.org/y", "", "HTTP/1.1 301 Moved\r\nLocation: /z\r\n\r\n"),
+                    rec("response", "http://h.org/w", "", "HTTP/1.1 301 Moved\r\nLocation: /v\r\n\r\n")
+                ),
+                &[("redirect:http://h.org/y", "http://h.org/y"), ("redirect:http://h.org/y", "http://h.org/z")],
+                0,
+                1,
+            ),
+        ];
+        for (data, want, nf, ns) in cases {
+            let (got, rep) = read(data);
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            assert_eq!(got, want, "{data}");
+            assert_eq!((rep.filtered, rep.skipped), (*nf, *ns), "{data}: {rep:?}");
+        }
+    }
+
+    #[test]
+    fn a_gzip_encoded_page_declares_its_canonical_once_decoded() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"<html><head><link rel=canonical href=/c></head>")
+            .unwrap();
+        let mut block = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+        block.extend(gz.finish().unwrap());
+        let mut data = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.org/g\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .into_bytes();
+        data.extend(&block);
+        data.extend(b"\r\n\r\n");
+        let mut out = Vec::new();
+        let rep = read_signals(&data[..], "g.warc", |c, u| out.push(format!("{c} {u}")));
+        assert_eq!(rep.canonicals, 1, "{rep:?}");
+        assert_eq!(out[2], "canonical:http://h.org/g http://h.org/c");
+        assert!(
+            out[0].starts_with("digest:fnv:"),
+            "hashed without a payload digest: {out:?}"
+        );
+    }
+
+    #[test]
+    fn a_truncated_file_ends_the_reading_counted() {
+        let good = rec(
+            "response",
+            "http://h.org/y",
+            "",
+            "HTTP/1.1 301 Moved\r\nLocation: /z\r\n\r\n",
+        );
+        let cut = rec(
+            "response",
+            "http://h.org/w",
+            "",
+            "HTTP/1.1 301 Moved\r\nLocation: /v\r\n\r\n",
+        );
+        let data = format!("{good}{}", &cut[..cut.len() - 20]);
+        let (got, rep) = read(&data);
+        assert_eq!(got.len(), 2, "the record before the cut is kept");
+        assert_eq!(rep.skipped, 1);
+        assert!(rep.first_bad[0].contains("truncated block"), "{rep:?}");
+        // A huge header line is refused without being held.
+        let huge = format!(
+            "WARC/1.0\r\nX: {}\r\n\r\n",
+            "a".repeat(MAX_WARC_HEADER + 10)
+        );
+        let (got, rep) = read(&huge);
+        assert!(got.is_empty());
+        assert_eq!(rep.skipped, 1, "{rep:?}");
+    }
+
+    #[test]
+    fn link_header_forms() {
+        for (v, want) in [
+            ("</a>; rel=\"canonical\"", Some("/a")),
+            ("<https://h.org/a>; rel=canonical", Some("https://h.org/a")),
+            ("</n/1>; rel=\"shortlink\"", None),
+            ("</a>; rel=\"alternate canonical\"", Some("/a")),
+            ("garbage", None),
+        ] {
+            assert_eq!(link_canonical(v).as_deref(), want, "{v}");
+        }
+    }
+}
