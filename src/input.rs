@@ -88,6 +88,8 @@ pub struct ReadReport {
     pub redirects: usize,
     /// Declared-canonical pairs read (WARC: a page and its `rel=canonical`).
     pub canonicals: usize,
+    /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
+    pub cross_site: usize,
     /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
     /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
@@ -255,10 +257,10 @@ fn detect(first: &str) -> InputFormat {
 }
 
 /// Fields of a legacy CDX line without a header, by position: 11 fields (`N b a m s k r M S V
-/// g`, the common form) or 9 (`N b a m s k r V g`); `None` unless the line looks like one (a
-/// 14-digit timestamp, then a URL).
+/// g`, the common form) or 9 (`N b a m s k r V g`); `None` unless the line looks like one (an
+/// 8- to 14-digit timestamp, then a URL).
 fn legacy_cdx(line: &str) -> Option<&'static str> {
-    let f: Vec<&str> = line.split(' ').collect();
+    let f: Vec<&str> = line.split(' ').filter(|x| !x.is_empty()).collect();
     let stamp = f.get(1)?;
     let ok = (8..=14).contains(&stamp.len())
         && stamp.bytes().all(|b| b.is_ascii_digit())
@@ -334,8 +336,23 @@ fn capture(line: &str, fields: &str) -> std::result::Result<Capture, String> {
 /// that is no URL (garbage, or a scheme other than http(s)).
 pub(crate) fn resolve_location(base: &str, location: &str) -> Option<String> {
     let base = url::Url::parse(base).ok()?;
-    let to = base.join(location.trim()).ok()?;
+    let mut to = base.join(location.trim()).ok()?;
+    to.set_fragment(None);
     matches!(to.scheme(), "http" | "https").then(|| to.to_string())
+}
+
+/// Whether two absolute URLs are on one site (registrable domain). A redirect or a declared
+/// canonical to another site is never evidence: a site may only pair its own URLs, or a page
+/// of `evil.example` redirecting to two pages of `victim.example` would teach the victim's
+/// rules.
+pub(crate) fn same_site(a: &str, b: &str) -> bool {
+    let host = |u: &str| crate::tokenize::split_url(u).map(|p| p.host.to_ascii_lowercase());
+    match (host(a), host(b)) {
+        (Some(x), Some(y)) => {
+            x == y || crate::site::registrable_domain(&x) == crate::site::registrable_domain(&y)
+        }
+        _ => false,
+    }
 }
 
 fn looks_like_url(u: &str) -> bool {
@@ -387,6 +404,7 @@ pub fn read_clusters_from(
         rep.records = w.digests + w.redirects + w.canonicals;
         rep.redirects = w.redirects;
         rep.canonicals = w.canonicals;
+        rep.cross_site = w.cross_site;
         rep.filtered = w.filtered;
         rep.skipped = w.skipped;
         rep.first_bad = w.first_bad.into_iter().map(|m| (0, m)).collect();
@@ -583,6 +601,11 @@ pub fn read_clusters_from(
                 } else if status.len() == 3 && status.starts_with('3') && c.location.is_some() {
                     let loc = c.location.as_deref().unwrap_or("");
                     match resolve_location(&c.url, loc) {
+                        // To another site: not evidence (see `same_site`).
+                        Some(to) if !same_site(&c.url, &to) => {
+                            rep.filtered += 1;
+                            rep.cross_site += 1;
+                        }
                         Some(to) if to != c.url => {
                             let id = format!("redirect:{}", c.url);
                             acc.push(&id, &c.url);
@@ -624,14 +647,20 @@ fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, Re
     Ok((clusters, rep))
 }
 
-/// Signal clusters that share a URL, united (connected components): a page, the URL that
-/// redirects to it, the one that declares it canonical and the other captures of its payload
-/// are one page. The united cluster keeps the first id's text after its signal prefix, under
-/// all the signals joined (`digest+redirect:…`, see [`crate::rules::signals_of`]). Clusters
-/// given as such (TSV, JSON lines) are never united: they are the user's truth.
+/// Signal clusters that share a URL, united (connected components) within each site: a page,
+/// the URL that redirects to it, the one that declares it canonical and the other captures of
+/// its payload are one page. Clusters are united per site: a cluster spanning sites takes part
+/// through its per-site parts, so a URL of one site never links pages of another (a page of
+/// `evil.example` captured with the payloads of two `victim.example` pages does not make those
+/// pages one). A cluster none of whose parts is united with another is kept whole (a digest
+/// group spanning sites, which `learn` splits per site unless `--allow-cross-site`). The united
+/// cluster keeps the first id's text after its signal prefix, under all the signals joined
+/// (`digest+redirect:…`, see [`crate::rules::signals_of`]). Clusters given as such (TSV, JSON
+/// lines) are never united: they are the user's truth.
 ///
 /// # Complexity
-/// `O(u · α(n))` for `u` URL occurrences and `n` clusters (union-find by URL).
+/// `O(u · α(p))` for `u` URL occurrences and `p` per-site parts (union-find by URL; sites by
+/// hash).
 fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
     fn find(p: &mut [usize], mut i: usize) -> usize {
         while p[i] != i {
@@ -640,50 +669,98 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         }
         i
     }
-    let mut parent: Vec<usize> = (0..clusters.len()).collect();
-    let mut owner: HashMap<&str, usize> = HashMap::new();
-    for (i, c) in clusters.iter().enumerate() {
-        for u in &c.urls {
-            match owner.get(u.as_str()) {
-                Some(&j) => {
-                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
-                    if a != b {
-                        // The earlier cluster leads (first-seen order is kept).
-                        parent[a.max(b)] = a.min(b);
+    let site = |u: &str| {
+        crate::tokenize::split_url(u)
+            .map(|p| crate::site::registrable_domain(&p.host.to_ascii_lowercase()).to_string())
+            .unwrap_or_default()
+    };
+    // Per-site parts: (original cluster, its id, URLs), in order of first URL.
+    let mut parts: Vec<(usize, String, Vec<String>)> = Vec::new();
+    let mut parts_of: Vec<Vec<usize>> = Vec::with_capacity(clusters.len());
+    for (i, c) in clusters.into_iter().enumerate() {
+        let mut mine: Vec<usize> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for u in c.urls {
+            let k = *index.entry(site(&u)).or_insert_with(|| {
+                parts.push((i, c.id.clone(), Vec::new()));
+                mine.push(parts.len() - 1);
+                parts.len() - 1
+            });
+            parts[k].2.push(u);
+        }
+        parts_of.push(mine);
+    }
+    let mut parent: Vec<usize> = (0..parts.len()).collect();
+    {
+        let mut owner: HashMap<&str, usize> = HashMap::new();
+        for (k, (_, _, urls)) in parts.iter().enumerate() {
+            for u in urls {
+                match owner.get(u.as_str()) {
+                    Some(&j) => {
+                        let (a, b) = (find(&mut parent, k), find(&mut parent, j));
+                        if a != b {
+                            // The earlier part leads (first-seen order is kept).
+                            parent[a.max(b)] = a.min(b);
+                        }
                     }
-                }
-                None => {
-                    owner.insert(u.as_str(), i);
+                    None => {
+                        owner.insert(u.as_str(), k);
+                    }
                 }
             }
         }
     }
-    let roots: Vec<usize> = (0..clusters.len()).map(|i| find(&mut parent, i)).collect();
-    drop(owner);
-    let mut out: Vec<Option<Cluster>> = vec![None; clusters.len()];
-    let mut signals: Vec<std::collections::BTreeSet<&'static str>> =
-        vec![Default::default(); clusters.len()];
-    for (i, c) in clusters.into_iter().enumerate() {
-        let r = roots[i];
-        signals[r].extend(crate::rules::signals_of(&c.id));
-        match &mut out[r] {
-            Some(lead) => {
-                for u in c.urls {
-                    if !lead.urls.contains(&u) {
-                        lead.urls.push(u);
-                    }
+    let roots: Vec<usize> = (0..parts.len()).map(|k| find(&mut parent, k)).collect();
+    let mut size = vec![0usize; parts.len()];
+    for &r in &roots {
+        size[r] += 1;
+    }
+    // Components, each at its first part; clusters kept whole where nothing united them.
+    let mut out: Vec<Option<Cluster>> = Vec::new();
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    let mut signals: Vec<std::collections::BTreeSet<&'static str>> = Vec::new();
+    let mut parts: Vec<Option<(usize, String, Vec<String>)>> =
+        parts.into_iter().map(Some).collect();
+    for mine in &parts_of {
+        let whole = mine.iter().all(|&k| size[roots[k]] == 1);
+        if whole {
+            let mut c: Option<Cluster> = None;
+            for &k in mine {
+                let (_, id, urls) = parts[k].take().expect("each part once");
+                match &mut c {
+                    Some(c) => c.urls.extend(urls),
+                    None => c = Some(Cluster { id, urls }),
                 }
             }
-            None => out[r] = Some(c),
+            out.push(c);
+            signals.push(Default::default());
+            continue;
+        }
+        for &k in mine {
+            let r = roots[k];
+            let slot = *at.entry(r).or_insert_with(|| {
+                out.push(None);
+                signals.push(Default::default());
+                out.len() - 1
+            });
+            let (_, id, urls) = parts[k].take().expect("each part once");
+            signals[slot].extend(crate::rules::signals_of(&id));
+            match &mut out[slot] {
+                Some(lead) => lead.urls.extend(urls),
+                None => out[slot] = Some(Cluster { id, urls }),
+            }
         }
     }
     out.into_iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
+        .zip(signals)
+        .filter_map(|(c, sig)| {
             let mut c = c?;
-            if signals[i].len() > 1 {
+            // Each URL once, in first-seen order (linear: a united digest group may be huge).
+            let mut seen = std::collections::HashSet::with_capacity(c.urls.len());
+            c.urls.retain(|u| seen.insert(u.clone()));
+            if sig.len() > 1 {
                 let rest = c.id.split_once(':').map_or("", |(_, r)| r).to_string();
-                let names: Vec<&str> = signals[i].iter().copied().collect();
+                let names: Vec<&str> = sig.iter().copied().collect();
                 c.id = format!("{}:{rest}", names.join("+"));
             }
             Some(c)
@@ -892,6 +969,43 @@ mod tests {
                 rep.first_bad
             );
             assert_eq!(rep.format, Some(InputFormat::Cdxj), "{name}");
+        }
+    }
+
+    /// Review of #11: another site's URLs never join or link a site's clusters. A page of
+    /// `evil.example` captured with the payloads of two victim pages, and redirecting to two
+    /// more, makes no victim-only cluster of two pages.
+    #[test]
+    fn another_site_cannot_unite_a_sites_pages() {
+        let line = |u: &str, json: &str| format!("x 2024 {{\"url\": \"{u}\", {json}}}\n");
+        let mut data = String::new();
+        data += &line(
+            "https://victim.example/a",
+            r#""status": "200", "digest": "A""#,
+        );
+        data += &line(
+            "https://victim.example/b",
+            r#""status": "200", "digest": "B""#,
+        );
+        data += &line(
+            "https://evil.example/x",
+            r#""status": "200", "digest": "A""#,
+        );
+        data += &line(
+            "https://evil.example/x",
+            r#""status": "200", "digest": "B""#,
+        );
+        for to in ["https://victim.example/c", "https://victim.example/d"] {
+            data += &line(
+                "https://evil.example/y",
+                &format!(r#""status": "302", "redirect": "{to}""#),
+            );
+        }
+        let (clusters, rep) = read("i.cdxj", data.as_bytes()).unwrap();
+        assert_eq!(rep.cross_site, 2);
+        for c in &clusters {
+            let victims = c.urls.iter().filter(|u| u.contains("victim")).count();
+            assert!(victims <= 1, "{clusters:?}");
         }
     }
 

@@ -1331,10 +1331,6 @@ fn build_drops(
         .collect()
 }
 
-/// Where a group was learned from: its clusters, distinct URLs and up to 3 example clusters.
-///
-/// # Complexity
-/// `O(n log n)` for `n` observations; only the 3 example lists are copied.
 /// Clusters per signal among `obs` (empty when none came from a signal).
 fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
     let mut seen: Vec<(usize, u8)> = obs
@@ -1355,6 +1351,10 @@ fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
     out
 }
 
+/// Where a group was learned from: its clusters, distinct URLs and up to 3 example clusters.
+///
+/// # Complexity
+/// `O(n log n)` for `n` observations; only the 3 example lists are copied.
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     let mut urls: Vec<&str> = Vec::with_capacity(2 * obs.len());
     for o in obs {

@@ -55,8 +55,11 @@ pub struct WarcReport {
     /// Canonical pairs (a 200 page declaring another URL as canonical).
     pub canonicals: usize,
     /// Records that join nothing on purpose (not a response, not 200 or 3xx, a 3xx without
-    /// `Location`).
+    /// `Location`, a redirect to itself, a redirect or canonical to another site).
     pub filtered: usize,
+    /// Redirects and declared canonicals to another site (counted in `filtered` too): never
+    /// evidence, a site may only pair its own URLs.
+    pub cross_site: usize,
     /// Malformed records skipped (or the truncation that ended the file).
     pub skipped: usize,
     /// The first few problems (`name#record: why`, with byte offsets where they help).
@@ -446,6 +449,11 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
             return None;
         };
         return match crate::input::resolve_location(url, loc) {
+            Some(to) if !crate::input::same_site(url, &to) => {
+                rep.filtered += 1;
+                rep.cross_site += 1;
+                None
+            }
             Some(to) if to != url => {
                 let id = format!("redirect:{url}");
                 emit(&id, url);
@@ -495,6 +503,11 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
         });
     let c = declared?;
     match crate::input::resolve_location(url, &c) {
+        // A syndicated copy naming the original on another site: not evidence.
+        Some(to) if !crate::input::same_site(url, &to) => {
+            rep.cross_site += 1;
+            None
+        }
         Some(to) if to != url => {
             let id = format!("canonical:{url}");
             emit(&id, url);
@@ -534,15 +547,33 @@ fn link_canonical(value: &str) -> Option<String> {
     None
 }
 
-/// The `href` of the first `<link rel="canonical">` of an HTML head (the scan stops at
-/// `<body>`).
+/// The `href` of the first `<link rel="canonical">` of an HTML head (the scan stops at the first
+/// tag that cannot be in a head).
 fn html_canonical(html: &[u8]) -> Option<String> {
-    use html5gum::{Token, Tokenizer};
+    use html5gum::{DefaultEmitter, Token, Tokenizer};
     let text = String::from_utf8_lossy(html);
-    for tok in Tokenizer::new(text.as_ref()).flatten() {
+    // Script, style and title text is text, not tags (a `'<link rel=canonical …>'` inside a
+    // script declares nothing).
+    let mut em = DefaultEmitter::default();
+    em.naively_switch_states(true);
+    for tok in Tokenizer::new_with_emitter(text.as_ref(), em).flatten() {
         if let Token::StartTag(tag) = tok {
             let name = tag.name.to_ascii_lowercase();
-            if name == b"body" {
+            // The head ends at the first tag that cannot be in it.
+            let in_head = matches!(
+                name.as_slice(),
+                b"html"
+                    | b"head"
+                    | b"link"
+                    | b"meta"
+                    | b"title"
+                    | b"script"
+                    | b"style"
+                    | b"noscript"
+                    | b"base"
+                    | b"template"
+            );
+            if !in_head {
                 return None;
             }
             if name != b"link" {
@@ -735,6 +766,18 @@ mod tests {
         let (got, rep) = read(&huge);
         assert!(got.is_empty());
         assert_eq!(rep.skipped, 1, "{rep:?}");
+    }
+
+    #[test]
+    fn html_canonical_only_from_the_head() {
+        for (html, want) in [
+            ("<head><link rel=canonical href=/a></head>", Some("/a")),
+            ("<script>var s = '<link rel=canonical href=/evil>';</script><link rel=canonical href=/a>", Some("/a")),
+            ("<head><title><link rel=canonical href=/t></title></head><body><link rel=canonical href=/b>", None),
+            ("<p>post</p><link rel=canonical href=/b>", None),
+        ] {
+            assert_eq!(html_canonical(html.as_bytes()).as_deref(), want, "{html}");
+        }
     }
 
     #[test]

@@ -301,11 +301,10 @@ fn learns_from_a_web_archive_index_and_names_the_signal() {
         let explain = t.path("explain.json");
         let o = dedust(&["learn", src, "-o", &rules, "--explain", &explain], stdin);
         assert!(o.status.success(), "{src}: {}", stderr(&o));
-        assert!(
-            stderr(&o).contains("42 redirect pairs"),
-            "{src}: {}",
-            stderr(&o)
-        );
+        // The 12 redirects to another site are no evidence.
+        let err = stderr(&o);
+        assert!(err.contains("30 redirect pairs"), "{src}: {err}");
+        assert!(err.contains("12 to another site"), "{src}: {err}");
         let out = normalize_with(
             &rules,
             &[

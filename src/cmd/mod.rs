@@ -203,20 +203,22 @@ pub fn read_clusters_counted(
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         eprintln!(
-            "{path}: web-archive index: {} captures in digest groups, {} redirect pairs, {} left out (not 200, no Location)",
+            "{path}: web-archive index: {} captures in digest groups, {} redirect pairs; {} left out (not 200 nor 3xx with a Location; {} to another site)",
             rep.records - rep.redirects,
             rep.redirects,
-            rep.filtered
+            rep.filtered,
+            rep.cross_site
         );
     }
     if rep.format == Some(dedust::InputFormat::Warc) {
         eprintln!(
-            "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 or 3xx response)",
+            "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 response nor a 3xx with a Location; {} to another site)",
             rep.lines,
             rep.records - rep.redirects - rep.canonicals,
             rep.redirects,
             rep.canonicals,
-            rep.filtered
+            rep.filtered,
+            rep.cross_site
         );
     }
     Ok((clusters, rep.skipped))
