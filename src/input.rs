@@ -341,6 +341,28 @@ pub(crate) fn resolve_location(base: &str, location: &str) -> Option<String> {
     matches!(to.scheme(), "http" | "https").then(|| to.to_string())
 }
 
+/// What a declared pair (a redirect's `Location`, a page's canonical) says about `url`.
+pub(crate) enum Declared {
+    /// The pair, as cluster `{signal}:{url}` of `url` and the absolute target.
+    Pair(String),
+    /// The target is the URL itself (a cookie check, a self-canonical): nothing.
+    Itself,
+    /// The target is on another site: no evidence ([`same_site`]).
+    OtherSite,
+    /// The target is no http(s) URL.
+    NotUrl,
+}
+
+/// Resolve the target a page declares against its URL and judge it ([`Declared`]).
+pub(crate) fn declared(url: &str, target: &str) -> Declared {
+    match resolve_location(url, target) {
+        None => Declared::NotUrl,
+        Some(to) if !same_site(url, &to) => Declared::OtherSite,
+        Some(to) if to == url => Declared::Itself,
+        Some(to) => Declared::Pair(to),
+    }
+}
+
 /// Whether two absolute URLs are on one site (registrable domain). A redirect or a declared
 /// canonical to another site is never evidence: a site may only pair its own URLs, or a page
 /// of `evil.example` redirecting to two pages of `victim.example` would teach the victim's
@@ -600,22 +622,22 @@ pub fn read_clusters_from(
                     }
                 } else if status.len() == 3 && status.starts_with('3') && c.location.is_some() {
                     let loc = c.location.as_deref().unwrap_or("");
-                    match resolve_location(&c.url, loc) {
-                        // To another site: not evidence (see `same_site`).
-                        Some(to) if !same_site(&c.url, &to) => {
-                            rep.filtered += 1;
-                            rep.cross_site += 1;
-                        }
-                        Some(to) if to != c.url => {
+                    match declared(&c.url, loc) {
+                        Declared::Pair(to) => {
                             let id = format!("redirect:{}", c.url);
                             acc.push(&id, &c.url);
                             acc.push(&id, &to);
                             rep.records += 1;
                             rep.redirects += 1;
                         }
-                        // A redirect to itself (a cookie check) says nothing.
-                        Some(_) => rep.filtered += 1,
-                        None => rep.bad(lineno, format!("`Location` is no URL: {:?}", trunc(loc))),
+                        Declared::OtherSite => {
+                            rep.filtered += 1;
+                            rep.cross_site += 1;
+                        }
+                        Declared::Itself => rep.filtered += 1,
+                        Declared::NotUrl => {
+                            rep.bad(lineno, format!("`Location` is no URL: {:?}", trunc(loc)))
+                        }
                     }
                 } else {
                     rep.filtered += 1;

@@ -448,25 +448,8 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
             rep.filtered += 1;
             return None;
         };
-        return match crate::input::resolve_location(url, loc) {
-            Some(to) if !crate::input::same_site(url, &to) => {
-                rep.filtered += 1;
-                rep.cross_site += 1;
-                None
-            }
-            Some(to) if to != url => {
-                let id = format!("redirect:{url}");
-                emit(&id, url);
-                emit(&id, &to);
-                rep.redirects += 1;
-                None
-            }
-            Some(_) => {
-                rep.filtered += 1;
-                None
-            }
-            None => Some(format!("{origin}: `Location` is no URL: {loc:?}")),
-        };
+        return pair("redirect", url, loc, rep, emit)
+            .map(|()| format!("{origin}: `Location` is no URL: {loc:?}"));
     }
     if status != 200 {
         rep.filtered += 1;
@@ -502,21 +485,42 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
             html.then(|| html_canonical(&page)).flatten()
         });
     let c = declared?;
-    match crate::input::resolve_location(url, &c) {
-        // A syndicated copy naming the original on another site: not evidence.
-        Some(to) if !crate::input::same_site(url, &to) => {
-            rep.cross_site += 1;
-            None
-        }
-        Some(to) if to != url => {
-            let id = format!("canonical:{url}");
+    pair("canonical", url, &c, rep, emit).map(|()| format!("{origin}: canonical is no URL: {c:?}"))
+}
+
+/// Emit the pair `url` declares (`signal`: `redirect` or `canonical`), counting it; `Some(())`
+/// when the target is no URL (the caller names the record).
+fn pair(
+    signal: &str,
+    url: &str,
+    target: &str,
+    rep: &mut WarcReport,
+    emit: &mut impl FnMut(&str, &str),
+) -> Option<()> {
+    use crate::input::Declared;
+    match crate::input::declared(url, target) {
+        Declared::Pair(to) => {
+            let id = format!("{signal}:{url}");
             emit(&id, url);
             emit(&id, &to);
-            rep.canonicals += 1;
+            match signal {
+                "redirect" => rep.redirects += 1,
+                _ => rep.canonicals += 1,
+            }
             None
         }
-        Some(_) => None,
-        None => Some(format!("{origin}: canonical is no URL: {c:?}")),
+        // A syndicated copy naming the original on another site, a redirect away: no evidence.
+        Declared::OtherSite => {
+            rep.cross_site += 1;
+            rep.filtered += usize::from(signal == "redirect");
+            None
+        }
+        // A redirect to itself (a cookie check), a self-canonical: nothing.
+        Declared::Itself => {
+            rep.filtered += usize::from(signal == "redirect");
+            None
+        }
+        Declared::NotUrl => Some(()),
     }
 }
 
