@@ -691,24 +691,14 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         }
         i
     }
-    let site = |u: &str| {
-        crate::tokenize::split_url(u)
-            .map(|p| crate::site::registrable_domain(&p.host.to_ascii_lowercase()).to_string())
-            .unwrap_or_default()
-    };
     // Per-site parts: (original cluster, its id, URLs), in order of first URL.
     let mut parts: Vec<(usize, String, Vec<String>)> = Vec::new();
     let mut parts_of: Vec<Vec<usize>> = Vec::with_capacity(clusters.len());
     for (i, c) in clusters.into_iter().enumerate() {
         let mut mine: Vec<usize> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for u in c.urls {
-            let k = *index.entry(site(&u)).or_insert_with(|| {
-                parts.push((i, c.id.clone(), Vec::new()));
-                mine.push(parts.len() - 1);
-                parts.len() - 1
-            });
-            parts[k].2.push(u);
+        for urls in crate::rules::per_site(c.urls) {
+            parts.push((i, c.id.clone(), urls));
+            mine.push(parts.len() - 1);
         }
         parts_of.push(mine);
     }

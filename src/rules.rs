@@ -763,8 +763,8 @@ fn parts(url: &str) -> usize {
 /// case, checked by host first so the Public Suffix List is consulted only when hosts differ.
 ///
 /// # Complexity
-/// `O(n)` host comparisons; `O(n · d)` when the cluster spans `d` sites.
-fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
+/// `O(n)` host comparisons; `O(n)` registrable-domain lookups (hashed) when hosts differ.
+pub(crate) fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
     fn host(u: &str) -> &str {
         split_url(u).map_or("", |p| p.host)
     }
@@ -777,15 +777,18 @@ fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
     if urls.iter().all(|u| site(u) == first_site) {
         return vec![urls];
     }
-    let mut parts: Vec<(String, Vec<String>)> = Vec::new();
+    // Parts in order of first URL, found by hash (a boilerplate digest may span thousands of
+    // sites).
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for u in urls {
-        let s = site(&u);
-        match parts.iter_mut().find(|(k, _)| *k == s) {
-            Some((_, v)) => v.push(u),
-            None => parts.push((s, vec![u])),
-        }
+        let k = *index.entry(site(&u)).or_insert_with(|| {
+            parts.push(Vec::new());
+            parts.len() - 1
+        });
+        parts[k].push(u);
     }
-    parts.into_iter().map(|(_, v)| v).collect()
+    parts
 }
 
 /// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
