@@ -1,4 +1,4 @@
-//! Generalize: sibling candidates of one host merged along the value-type lattice.
+//! Generalize: sibling candidates merged along the value-type lattice.
 //!
 //! In: candidate rules (as learned from pair groups, before validation). Out: extra candidates,
 //! each the merge of a family of siblings — host-scoped rules of one kind that are equal but for
@@ -9,16 +9,18 @@
 //! becomes `item.do;jsessionid={any}` (siblings of several pieces keep the literal text they all
 //! start with). Types join along the lattice `int ⊂ hex ⊂ alnum ⊂ any`,
 //! `alpha ⊂ alnum`. The merged rule carries the pooled provenance (clusters, URLs, examples)
-//! and is validated like any candidate: the siblings stay candidates too, so validation and
-//! conflict resolution keep whichever form holds (the general one when it merges as well as its
-//! parts, the parts when it would merge different content). Invariants: only segments whose
+//! and is validated like any candidate. Drop rules (host-scoped or cross-host) that differ only
+//! in the literal value of the parameter they drop (`utm_source=rss`, `=twitter`, `=news`)
+//! merge the same way into one typed drop (`utm_source={alpha}`). The siblings stay candidates
+//! too, so validation and conflict resolution keep whichever form holds (the general one when
+//! it merges as well as its parts, the parts when it would merge different content). Invariants: only segments whose
 //! output does not spell them out are merged (a family whose targets differ is no family);
 //! at least [`MIN_SIBLINGS`] siblings; deterministic (families in order of their first member).
 //!
 //! # Complexity
 //! `O(Σ segments)` keys per rule, hashed: linear in the candidates.
 
-use crate::rules::{CapType, Piece, Rule, RuleKind};
+use crate::rules::{CapType, Piece, Rule, RuleKind, ValPat};
 use std::collections::HashMap;
 
 /// Fewest siblings a merged candidate needs (two values are a coincidence, three a pattern).
@@ -77,20 +79,79 @@ pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
         if let Some(p) = source.path.as_mut() {
             p[i] = join_pieces(&pieces);
         }
-        let mut merged = Rule::new(first.kind, source, first.output.clone());
-        merged.clusters = members.iter().map(|&m| rules[m].clusters).sum();
-        merged.urls = members.iter().map(|&m| rules[m].urls).sum();
-        for &m in members.iter() {
-            for (k, n) in &rules[m].signals {
-                *merged.signals.entry(k.clone()).or_insert(0) += n;
-            }
+        out.push(pooled(rules, members, source));
+    }
+    out.extend(merge_values(rules));
+    out
+}
+
+/// The merge of the sibling `members` of `rules` with the merged `source`: the first member's
+/// kind and output, the pooled provenance (clusters, URLs, signals, one example per member).
+fn pooled(rules: &[Rule], members: &[usize], source: crate::rules::Source) -> Rule {
+    let first = &rules[members[0]];
+    let mut merged = Rule::new(first.kind, source, first.output.clone());
+    merged.clusters = members.iter().map(|&m| rules[m].clusters).sum();
+    merged.urls = members.iter().map(|&m| rules[m].urls).sum();
+    for &m in members.iter() {
+        for (k, n) in &rules[m].signals {
+            *merged.signals.entry(k.clone()).or_insert(0) += n;
         }
-        merged.examples = members
+    }
+    merged.examples = members
+        .iter()
+        .flat_map(|&m| rules[m].examples.iter().take(1).cloned())
+        .take(3)
+        .collect();
+    merged
+}
+
+/// Value families: drop rules (host-scoped or cross-host) equal but for the literal value of
+/// the parameter they drop (`utm_source=rss`, `utm_source=twitter`, `utm_source=news` — a
+/// low-entropy parameter is learned per value, see [`crate::rules::high_entropy`]) become one
+/// drop of the least type accepting the values (`utm_source={alpha}`), which also holds for
+/// values never seen in learning. Two values stay apart (`mode=hybrid` and `mode=threaded` are
+/// judged one by one); from [`MIN_SIBLINGS`] on, validation judges the pooled rule, and a value
+/// that merges different content fails it (the per-value siblings stay candidates).
+fn merge_values(rules: &[Rule]) -> Vec<Rule> {
+    let mut families: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (k, r) in rules.iter().enumerate() {
+        if r.kind != RuleKind::Drop {
+            continue;
+        }
+        // The dropped parameter: the one required with a literal value (context parameters
+        // are required with any value and kept).
+        let lit = r.source.required.iter().position(
+            |(_, v)| matches!(v, ValPat::Pieces(p) if matches!(p.as_slice(), [Piece::Lit(_)])),
+        );
+        let Some(j) = lit else { continue };
+        let mut blank = r.source.clone();
+        blank.required[j].1 = ValPat::Any;
+        let key = serde_json::to_string(&(&blank, &r.output, j)).expect("serializes");
+        let e = families.entry(key.clone()).or_default();
+        if e.is_empty() {
+            order.push(key);
+        }
+        e.push((k, j));
+    }
+    let mut out = Vec::new();
+    for key in order {
+        let members = &families[&key];
+        if members.len() < MIN_SIBLINGS {
+            continue;
+        }
+        let (first, j) = members[0];
+        let values: Vec<&Vec<Piece>> = members
             .iter()
-            .flat_map(|&m| rules[m].examples.iter().take(1).cloned())
-            .take(3)
+            .filter_map(|&(m, j)| match &rules[m].source.required[j].1 {
+                ValPat::Pieces(p) => Some(p),
+                _ => None,
+            })
             .collect();
-        out.push(merged);
+        let mut source = rules[first].source.clone();
+        source.required[j].1 = ValPat::Pieces(vec![Piece::Cap(join(&values))]);
+        let idx: Vec<usize> = members.iter().map(|&(m, _)| m).collect();
+        out.push(pooled(rules, &idx, source));
     }
     out
 }
@@ -222,6 +283,83 @@ mod tests {
             n.apply_rules(unseen.into()).url,
             "https://j.org/shop/item.do?id=77"
         );
+    }
+
+    /// A tracking parameter whose values are few per site but differ between sites
+    /// (`utm_source=rss` on one, `=twitter` on another) is one drop, which holds for values and
+    /// sites never seen in learning; two values stay apart, and a value that merges different
+    /// content keeps the pooled rule out.
+    #[test]
+    fn drops_of_several_values_pool_into_one_rule() {
+        // (values per site (each site's pages carry its value), a refuting value, URL → want)
+        let cases: Vec<(&[&str], Option<&str>, &str, &str)> = vec![
+            (
+                &["rss", "twitter", "news", "mail"],
+                None,
+                "https://new.example/a/9?utm_source=facebook",
+                "https://new.example/a/9",
+            ),
+            // Two values: per value only, an unseen one is kept.
+            (
+                &["rss", "twitter"],
+                None,
+                "https://new.example/a/9?utm_source=facebook",
+                "https://new.example/a/9?utm_source=facebook",
+            ),
+            // `v=print` separates content on one site: the pooled rule fails validation.
+            (
+                &["rss", "twitter", "news"],
+                Some("print"),
+                "https://new.example/a/9?utm_source=facebook",
+                "https://new.example/a/9?utm_source=facebook",
+            ),
+        ];
+        for (values, refute, url, want) in cases {
+            let mut clusters = Vec::new();
+            for (s, v) in values.iter().enumerate() {
+                for n in 0..12 {
+                    let page = format!("https://site{s}.example/a/{n}");
+                    clusters.push(crate::Cluster {
+                        id: format!("s{s}-{n}"),
+                        urls: vec![page.clone(), format!("{page}?utm_source={v}")],
+                    });
+                }
+            }
+            if let Some(v) = refute {
+                for n in 0..12 {
+                    let page = format!("https://other.example/a/{n}");
+                    clusters.push(crate::Cluster {
+                        id: format!("o-{n}"),
+                        urls: vec![page.clone()],
+                    });
+                    clusters.push(crate::Cluster {
+                        id: format!("o-{n}-v"),
+                        urls: vec![format!("{page}?utm_source={v}")],
+                    });
+                }
+            }
+            let cfg = crate::LearnConfig {
+                validate: Some(Default::default()),
+                ..Default::default()
+            };
+            let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
+            let n = crate::Normalizer::new(out.file.rules.clone(), None);
+            let patterns: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+            assert_eq!(
+                n.apply_rules(url.into()).url,
+                want,
+                "{values:?} {patterns:?}"
+            );
+            // Every value is still dropped where it was seen.
+            for (s, v) in values.iter().enumerate() {
+                let seen = format!("https://site{s}.example/a/99?utm_source={v}");
+                assert_eq!(
+                    n.apply_rules(seen).url,
+                    format!("https://site{s}.example/a/99"),
+                    "{values:?} {patterns:?}"
+                );
+            }
+        }
     }
 
     #[test]
