@@ -289,7 +289,9 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// The crawler's rule file.
     pub input: String,
-    /// Its format (only `nutch`: urlnormalizer-regex XML).
+    /// Its format: `nutch` (urlnormalizer-regex XML), `clearurls` (the ClearURLs list
+    /// `data.min.json`) or `dud` (a Scrapy duplicate-url-discarder rule file). Lists become
+    /// one rule per entry and parameter; measure them with `dedust validate`.
     #[arg(long, default_value = "nutch")]
     pub format: ImportFormat,
     /// Write the dedust rule file here (default: stdout).
@@ -302,6 +304,10 @@ pub struct ImportArgs {
 pub enum ImportFormat {
     /// Nutch `regex-normalize.xml`.
     Nutch,
+    /// ClearURLs `data.min.json`.
+    Clearurls,
+    /// Scrapy duplicate-url-discarder rules (`duplicate-url-discarder-rules` package JSON).
+    Dud,
 }
 
 #[derive(Args, Debug)]

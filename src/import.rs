@@ -21,6 +21,12 @@ use crate::rules::{Rule, RuleKind, Source, Target};
 #[derive(Debug, Clone)]
 pub struct JavaRegex {
     re: fancy_regex::Regex,
+    /// For a pattern with look-arounds: the pattern without them (each assertion taken as
+    /// true), run by the `regex` crate's automata. It matches whenever the pattern does, so a
+    /// URL it rejects is left as it is without the backtracking engine (a list of hundreds of
+    /// rules guarded by look-aheads, such as an imported ClearURLs list, costs one automaton
+    /// run per rule instead of one backtracking run).
+    pre: Option<regex::Regex>,
     replacement: Vec<RepPart>,
 }
 
@@ -43,11 +49,20 @@ impl JavaRegex {
     /// assert!(JavaRegex::new("(a)", "$2").is_err());
     /// ```
     pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, String> {
-        let re = fancy_regex::Regex::new(&translate(pattern)).map_err(|e| e.to_string())?;
+        let translated = translate(pattern);
+        let re = fancy_regex::Regex::new(&translated).map_err(|e| e.to_string())?;
         let groups = re.captures_len() - 1;
         let names: Vec<String> = re.capture_names().flatten().map(str::to_string).collect();
         let replacement = parse_replacement(replacement, groups, &names)?;
-        Ok(JavaRegex { re, replacement })
+        let loose = without_lookaround(&translated);
+        let pre = (loose != translated)
+            .then(|| regex::Regex::new(&loose).ok())
+            .flatten();
+        Ok(JavaRegex {
+            re,
+            pre,
+            replacement,
+        })
     }
 
     /// `matcher(input).replaceAll(replacement)`.
@@ -66,6 +81,9 @@ impl JavaRegex {
     /// assert!(hit);
     /// ```
     pub fn replace_all_checked(&self, input: &str) -> (String, bool) {
+        if self.pre.as_ref().is_some_and(|p| !p.is_match(input)) {
+            return (input.to_string(), false);
+        }
         let mut out = String::with_capacity(input.len());
         let mut last = 0;
         let mut hit = false;
@@ -97,6 +115,65 @@ impl JavaRegex {
         out.push_str(&input[last..]);
         (out, hit)
     }
+}
+
+/// `p` (a translated pattern) without its look-around groups (`(?=…)`, `(?!…)`, `(?<=…)`,
+/// `(?<!…)`): a pattern that matches wherever `p` does. Escapes and character classes are
+/// skipped over, so a `(` inside them opens nothing.
+///
+/// # Complexity
+/// `O(|p|)`.
+fn without_lookaround(p: &str) -> String {
+    let b = p.as_bytes();
+    let mut out = String::with_capacity(p.len());
+    let mut i = 0;
+    // Byte index just past the escape, class or group starting at `i` (only `(` is asked for).
+    let skip_group = |mut i: usize| -> usize {
+        let mut depth = 0usize;
+        let mut class = 0usize;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 1,
+                b'[' => class += 1,
+                b']' if class > 0 => class -= 1,
+                b'(' if class == 0 => depth += 1,
+                b')' if class == 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i + 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        b.len()
+    };
+    let mut class = 0usize;
+    let mut last = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' => class += 1,
+            b']' if class > 0 => class -= 1,
+            b'(' if class == 0 => {
+                let rest = &p[i..];
+                if ["(?=", "(?!", "(?<=", "(?<!"]
+                    .iter()
+                    .any(|s| rest.starts_with(s))
+                {
+                    out.push_str(&p[last..i]);
+                    i = skip_group(i);
+                    last = i;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&p[last.min(p.len())..]);
+    out
 }
 
 /// Rewrite the Java classes whose meaning differs in Rust (`\w \d \s` and their negations are
@@ -333,6 +410,32 @@ pub fn import_nutch(text: &str, path: &str) -> Result<Vec<Rule>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lookarounds_are_taken_out_of_the_prefilter() {
+        // (pattern, without its look-arounds)
+        let cases = [
+            ("(?<!:)/{2,}", "/{2,}"),
+            ("^(?=(?i:.*?a(b)))(?!x[(])c", "^c"),
+            ("a\\(?=b)", "a\\(?=b)"),
+            ("[(?=]x(?<name>y)", "[(?=]x(?<name>y)"),
+            ("(?:a(?=b)|c)+", "(?:a|c)+"),
+            ("plain", "plain"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(without_lookaround(p), want, "{p}");
+        }
+        // The prefilter never changes a result: URLs it rejects are those the pattern rejects.
+        let r = JavaRegex::new("^(?=[^?]*\\?)(?!.*keep)(.*?)[?&]x=[^&]*", "$1").unwrap();
+        assert!(r.pre.is_some());
+        for (u, want) in [
+            ("http://a.org/p?x=1", "http://a.org/p"),
+            ("http://a.org/p?y=1", "http://a.org/p?y=1"),
+            ("http://keep.org/p?x=1", "http://keep.org/p?x=1"),
+        ] {
+            assert_eq!(r.replace_all(u), want, "{u}");
+        }
+    }
 
     #[test]
     fn replacement_table() {

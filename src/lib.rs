@@ -22,6 +22,7 @@ pub mod export;
 pub mod generalize;
 pub mod import;
 pub mod input;
+pub mod lists;
 pub mod merge;
 pub mod metrics;
 pub mod normalize;

@@ -292,6 +292,10 @@ impl<'a> UrlIndex<'a> {
             };
             return list.map_or(&[], |v| v.as_slice());
         }
+        // Imported regexes may change any URL.
+        if r.kind == RuleKind::Regex {
+            return &self.all.0;
+        }
         let (all, by_first) = if r.is_global() {
             &self.all
         } else {
@@ -551,12 +555,27 @@ impl<'a> MergeContext<'a> {
         // (hash of the output, URL index, output), sorted by output: equal outputs are adjacent.
         let mut outs: Vec<(u64, u32, String)> = Vec::new();
         let need = self.index.required_first(r);
+        // An imported Java regex (Nutch, ClearURLs, DUD) is compiled once, not once per URL.
+        let java = (r.kind == RuleKind::Regex)
+            .then(|| {
+                crate::import::JavaRegex::new(
+                    r.regex.as_deref().unwrap_or(""),
+                    r.replacement.as_deref().unwrap_or(""),
+                )
+                .ok()
+            })
+            .flatten();
+        let apply = |u: &str| match &java {
+            Some(j) => Some(j.replace_all(u)),
+            None if r.kind == RuleKind::Regex => None,
+            None => apply_rule(r, u),
+        };
         for &i in self.index.candidates(r) {
             if !self.index.may_match(need, i) {
                 continue;
             }
             let u = &all[i as usize].url;
-            if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
+            if let Some(o) = apply(u).filter(|o| o != u) {
                 outs.push((crate::render::fnv(&o), i, o));
                 out_of.push(i);
             }

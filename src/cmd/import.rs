@@ -6,12 +6,24 @@ use anyhow::Context;
 pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref()], &[&a.input])?;
     let text = std::fs::read_to_string(&a.input).with_context(|| format!("reading {}", a.input))?;
-    let rules = match a.format {
-        ImportFormat::Nutch => dedust::import_nutch(&text, &a.input)?,
+    let list = match a.format {
+        ImportFormat::Nutch => dedust::lists::ListImport {
+            rules: dedust::import_nutch(&text, &a.input)?,
+            skipped: Vec::new(),
+        },
+        ImportFormat::Clearurls => dedust::lists::import_clearurls(&text, &a.input)?,
+        ImportFormat::Dud => dedust::lists::import_dud(&text, &a.input)?,
     };
-    let n = rules.len();
-    let f = dedust::RuleFile::new(rules, Default::default(), None);
+    let n = list.rules.len();
+    for (entry, why) in &list.skipped {
+        eprintln!("import: skipped {entry}: {why}");
+    }
+    let f = dedust::RuleFile::new(list.rules, Default::default(), None);
     super::write_out(a.output.as_deref(), &f.to_json())?;
-    eprintln!("import: {n} rules from {}", a.input);
+    eprintln!(
+        "import: {n} rules from {} ({} entries skipped)",
+        a.input,
+        list.skipped.len()
+    );
     Ok(0)
 }

@@ -1,0 +1,452 @@
+//! Lists: hand-kept URL-cleaning lists into dedust rules, so that `dedust validate` can measure
+//! each list entry on the user's own labelled URLs before the list is shipped.
+//!
+//! In: the JSON text of a ClearURLs rule list (`data.min.json`: providers with a `urlPattern`,
+//! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`) or of a
+//! Scrapy duplicate-url-discarder rule file (a list of `{processor, args, urlPattern: {include,
+//! exclude}}`). Out: a [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`] (Java regexes, so
+//! the crawler exports carry them), one per provider and parameter pattern (ClearURLs) or per
+//! entry and parameter (DUD), in list order, and the entries that have no rule, each with the
+//! reason (`completeProvider` blocks whole URLs; a `redirections` target must be URL-decoded; a
+//! DUD `normalizer` is dedust's base layer).
+//!
+//! Invariants: every rule compiles ([`crate::regex_rule`]); a parameter rule matches only on URLs
+//! its entry's URL pattern accepts and none of its exceptions does, matches whole parameter names
+//! (`qid` never removes `qids=`), and removes one parameter per application with its separator
+//! (`?a=1&utm_source=x&b=2` → `?a=1&b=2`, `?utm_source=x` → no `?` left): the engine's passes to a
+//! fixed point remove the others (at most [`crate::normalize::MAX_ROUNDS`] per URL). ClearURLs
+//! matches names case-insensitively, as its extension does; DUD names exactly.
+
+use crate::error::{Error, Result};
+use crate::import::regex_rule;
+use crate::rules::Rule;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// What a list import produced.
+#[derive(Debug, Clone, Default)]
+pub struct ListImport {
+    /// One rule per list entry and parameter pattern, in list order.
+    pub rules: Vec<Rule>,
+    /// `(entry, reason)` for the list entries that gave no rule.
+    pub skipped: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+struct ClearUrls {
+    providers: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Provider {
+    url_pattern: String,
+    complete_provider: bool,
+    rules: Vec<String>,
+    referral_marketing: Vec<String>,
+    raw_rules: Vec<String>,
+    exceptions: Vec<String>,
+    redirections: Vec<String>,
+}
+
+/// The regex alternatives that remove one query parameter whose whole name matches `name` (a
+/// regex), on URLs that pass the look-aheads `cond` (anchored at the start): the first
+/// parameter with the `&` after it, the only one with its `?`, or a later one with the `&`
+/// before it. Replacement: `${dda}${ddb}${ddc}` (Java appends nothing for a group that did not
+/// take part; the groups are named because the list's own patterns may hold groups).
+fn param_pattern(cond: &str, name: &str) -> String {
+    let p = format!("(?:{name})(?:=[^&#]*)?");
+    format!(
+        "^{cond}(?:(?<dda>[^?#]*\\?){p}&|(?<ddb>[^?#]*)\\?{p}(?=#|$)|(?<ddc>[^?#]*\\?[^#]*?)&{p}(?=[&#]|$))"
+    )
+}
+
+/// A parameter rule; its readable pattern names its origin (`list#entry: name`).
+fn param_rule(cond: &str, name: &str, origin: &str) -> Result<Rule> {
+    named(
+        regex_rule(&param_pattern(cond, name), "${dda}${ddb}${ddc}", origin)?,
+        origin,
+    )
+}
+
+/// `rule` with its origin as the readable pattern (`validate` and `--explain` print it; the
+/// engine and the exports use the regex).
+fn named(mut rule: Rule, origin: &str) -> Result<Rule> {
+    let short = origin
+        .split('#')
+        .next()
+        .map_or(0, |p| p.rfind('/').map_or(0, |i| i + 1));
+    rule.pattern = format!("[{}]", &origin[short..]);
+    Ok(rule)
+}
+
+/// Look-aheads for a ClearURLs provider: its `urlPattern` found in the URL (the extension tests
+/// it unanchored, case-insensitively) and none of its `exceptions`.
+fn clearurls_cond(p: &Provider) -> String {
+    let mut cond = String::new();
+    if !matches!(p.url_pattern.as_str(), ".*" | "" | "^.*") {
+        cond.push_str(&format!("(?=(?i:.*?(?:{})))", p.url_pattern));
+    }
+    for e in &p.exceptions {
+        cond.push_str(&format!("(?!(?i:.*?(?:{e})))"));
+    }
+    cond
+}
+
+/// Read a ClearURLs rule list (`data.min.json`) into rules; `path` is used in messages.
+///
+/// Each provider's `rules` and `referralMarketing` entries become one parameter rule each,
+/// its `rawRules` one rule each that deletes the match (first match per pass); a
+/// `completeProvider` (a blocked site) and `redirections` (their target needs URL-decoding) are
+/// listed in [`ListImport::skipped`]. A pattern no engine here can run is an error naming the
+/// provider.
+///
+/// ```
+/// let json = r#"{"providers": {"globalRules": {"urlPattern": ".*", "rules": ["utm(?:_[a-z_]*)?"],
+///     "exceptions": ["^https?://keep\\.example/"]}}}"#;
+/// let out = dedust::lists::import_clearurls(json, "data.json").unwrap();
+/// let n = dedust::Normalizer::new(out.rules, None);
+/// let run = |u: &str| n.apply_rules(u.to_string()).url;
+/// assert_eq!(run("https://a.org/x?id=3&UTM_Source=rss&utm_medium=m"), "https://a.org/x?id=3");
+/// assert_eq!(run("https://a.org/x?utm_source=rss"), "https://a.org/x");
+/// assert_eq!(run("https://a.org/x?utmost=1"), "https://a.org/x?utmost=1");
+/// assert_eq!(run("https://keep.example/x?utm_source=rss"), "https://keep.example/x?utm_source=rss");
+/// ```
+pub fn import_clearurls(text: &str, path: &str) -> Result<ListImport> {
+    let err = |m: String| Error::RuleFile {
+        path: path.to_string(),
+        message: m,
+    };
+    let list: ClearUrls =
+        serde_json::from_str(text).map_err(|e| err(format!("not a ClearURLs list: {e}")))?;
+    let mut out = ListImport::default();
+    // Providers by name: the file's object order is not kept by the JSON reader.
+    let providers: BTreeMap<&String, &serde_json::Value> = list.providers.iter().collect();
+    for (name, v) in providers {
+        let p: Provider = serde_json::from_value(v.clone())
+            .map_err(|e| err(format!("provider {name:?}: {e}")))?;
+        if p.complete_provider {
+            out.skipped.push((
+                name.clone(),
+                "completeProvider blocks whole URLs (a filter, not a normalization)".into(),
+            ));
+            continue;
+        }
+        let cond = clearurls_cond(&p);
+        for r in p.rules.iter().chain(&p.referral_marketing) {
+            let origin = format!("{path}#{name}: {r}");
+            out.rules
+                .push(param_rule(&cond, &format!("(?i:{r})"), &origin)?);
+        }
+        for r in &p.raw_rules {
+            let origin = format!("{path}#{name}: raw {r}");
+            out.rules.push(named(
+                regex_rule(&format!("^(?<dda>{cond}[^#]*?)(?i:{r})"), "${dda}", &origin)?,
+                &origin,
+            )?);
+        }
+        if !p.redirections.is_empty() {
+            out.skipped.push((
+                name.clone(),
+                format!(
+                    "{} redirections (the target is URL-decoded, which a regex replacement cannot do)",
+                    p.redirections.len()
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Deserialize)]
+struct DudRule {
+    processor: String,
+    #[serde(default)]
+    args: Vec<serde_json::Value>,
+    #[serde(rename = "urlPattern", default)]
+    url_pattern: DudPattern,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct DudPattern {
+    include: Vec<String>,
+    exclude: Vec<String>,
+}
+
+/// One url-matcher pattern (`domain`, `domain/path-prefix`, `*` any text, `""` any URL) as a
+/// regex from the start of the URL; `None` for forms not read here (query or scheme parts).
+fn url_matcher(p: &str) -> Option<String> {
+    if p.is_empty() {
+        return Some(String::new());
+    }
+    if p.contains('?') || p.contains("://") || p.contains('#') {
+        return None;
+    }
+    let (domain, path) = match p.find('/') {
+        Some(i) => (&p[..i], &p[i..]),
+        None => (p, ""),
+    };
+    let dom = regex::escape(domain.trim_start_matches("*.")).replace("\\*", "[^/?#]*");
+    let path: String = path
+        .split('*')
+        .map(regex::escape)
+        .collect::<Vec<_>>()
+        .join("[^?#]*");
+    // The domain and its subdomains, any port; then the path prefix (or the end of the host).
+    let end = if path.is_empty() { "(?:[/?#]|$)" } else { "" };
+    Some(format!(
+        "[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/?#@]*\\.)?{dom}(?::[0-9]*)?{end}{path}"
+    ))
+}
+
+/// Look-aheads for a DUD rule's `urlPattern`: one `include` matches, no `exclude` does.
+fn dud_cond(p: &DudPattern) -> Option<String> {
+    let inc: Vec<String> = p
+        .include
+        .iter()
+        .map(|s| url_matcher(s))
+        .collect::<Option<_>>()?;
+    let exc: Vec<String> = p
+        .exclude
+        .iter()
+        .map(|s| url_matcher(s))
+        .collect::<Option<_>>()?;
+    let mut cond = String::new();
+    if !inc.iter().any(String::is_empty) && !inc.is_empty() {
+        cond.push_str(&format!("(?=(?:{}))", inc.join("|")));
+    }
+    for e in exc {
+        cond.push_str(&format!("(?!{e})"));
+    }
+    Some(cond)
+}
+
+/// Read a Scrapy duplicate-url-discarder rule file (a JSON list) into rules; `path` is used in
+/// messages.
+///
+/// `queryRemoval` gives one parameter rule per named parameter (exact names); a
+/// `queryRemovalExcept` without arguments one rule that removes the whole query, and a
+/// `subpathRemoval` of one segment one rule that removes it, both on the URLs of the entry's
+/// pattern. A `normalizer` entry (dedust's base layer does its work), a `queryRemovalExcept`
+/// that keeps parameters, other processors and url-matcher patterns with a scheme or a query
+/// are listed in [`ListImport::skipped`].
+///
+/// ```
+/// let json = r#"[{"processor": "queryRemoval", "args": ["smid"],
+///     "urlPattern": {"include": ["nytimes.com"]}}]"#;
+/// let out = dedust::lists::import_dud(json, "article.json").unwrap();
+/// let n = dedust::Normalizer::new(out.rules, None);
+/// let run = |u: &str| n.apply_rules(u.to_string()).url;
+/// assert_eq!(run("https://www.nytimes.com/a?smid=tw&x=1"), "https://www.nytimes.com/a?x=1");
+/// assert_eq!(run("https://nytimes.com.evil.example/a?smid=tw"), "https://nytimes.com.evil.example/a?smid=tw");
+/// assert_eq!(run("https://b.org/a?smid=tw"), "https://b.org/a?smid=tw");
+/// ```
+pub fn import_dud(text: &str, path: &str) -> Result<ListImport> {
+    let err = |m: String| Error::RuleFile {
+        path: path.to_string(),
+        message: m,
+    };
+    let list: Vec<DudRule> = serde_json::from_str(text)
+        .map_err(|e| err(format!("not a duplicate-url-discarder rule list: {e}")))?;
+    let mut out = ListImport::default();
+    for (i, r) in list.iter().enumerate() {
+        let entry = format!(
+            "{path}#{i} {} {}",
+            r.processor,
+            r.url_pattern.include.join(",")
+        );
+        let skip = |out: &mut ListImport, why: &str| out.skipped.push((entry.clone(), why.into()));
+        let Some(cond) = dud_cond(&r.url_pattern) else {
+            skip(
+                &mut out,
+                "a url-matcher pattern with a scheme, query or fragment",
+            );
+            continue;
+        };
+        match (r.processor.as_str(), r.args.as_slice()) {
+            ("queryRemoval", args) => {
+                for a in args {
+                    let Some(name) = a.as_str() else {
+                        return Err(err(format!("entry {i}: parameter {a} is not a string")));
+                    };
+                    let origin = format!("{entry}: {name}");
+                    out.rules
+                        .push(param_rule(&cond, &regex::escape(name), &origin)?);
+                }
+            }
+            ("queryRemovalExcept", []) => {
+                let origin = format!("{entry}: whole query");
+                out.rules.push(named(
+                    regex_rule(&format!("^({cond}[^?#]*)\\?[^#]*"), "$1", &origin)?,
+                    &origin,
+                )?);
+            }
+            ("subpathRemoval", [k]) if k.as_u64().is_some_and(|k| k < 64) => {
+                let k = k.as_u64().unwrap_or(0);
+                let origin = format!("{entry}: segment {k}");
+                let re = format!(
+                    "^({cond}[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*(?:/[^/?#]*){{{k}}})/[^/?#]*(?=/)"
+                );
+                out.rules
+                    .push(named(regex_rule(&re, "$1", &origin)?, &origin)?);
+            }
+            ("normalizer", _) => skip(&mut out, "URL normalization: dedust's base layer"),
+            _ => skip(&mut out, "processor or arguments not read here"),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rules: &[Rule], url: &str) -> String {
+        crate::Normalizer::new(rules.to_vec(), None)
+            .apply_rules(url.to_string())
+            .url
+    }
+
+    #[test]
+    fn parameter_rules_table() {
+        let rules = vec![param_rule("", "(?i:utm_[a-z]+|qid)", "t").unwrap()];
+        // (URL, want)
+        let cases = [
+            ("http://a.org/p?utm_source=x", "http://a.org/p"),
+            ("http://a.org/p?utm_source=x&id=1", "http://a.org/p?id=1"),
+            ("http://a.org/p?id=1&utm_source=x", "http://a.org/p?id=1"),
+            (
+                "http://a.org/p?id=1&utm_source=x&b=2",
+                "http://a.org/p?id=1&b=2",
+            ),
+            ("http://a.org/p?utm_a=1&utm_b=2&utm_c=3", "http://a.org/p"),
+            ("http://a.org/p?qid", "http://a.org/p"),
+            (
+                "http://a.org/p?qids=1&xqid=2",
+                "http://a.org/p?qids=1&xqid=2",
+            ),
+            ("http://a.org/utm_source=x", "http://a.org/utm_source=x"),
+            (
+                "http://a.org/p?id=1#utm_source=x",
+                "http://a.org/p?id=1#utm_source=x",
+            ),
+            ("http://a.org/p?utm_source=x#f", "http://a.org/p#f"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(run(&rules, url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn url_matcher_table() {
+        // (pattern, URL, matches)
+        let cases = [
+            ("nytimes.com", "https://www.nytimes.com/x", true),
+            ("nytimes.com", "https://nytimes.com", true),
+            ("nytimes.com", "https://nytimes.com.evil.org/x", false),
+            ("nytimes.com", "https://evilnytimes.com/x", false),
+            (
+                "amazon.com/*/dp",
+                "https://www.amazon.com/Some-Book/dp/123",
+                true,
+            ),
+            ("amazon.com/*/dp", "https://www.amazon.com/gp/x", false),
+            ("", "https://any.org/", true),
+        ];
+        for (p, url, want) in cases {
+            let re = regex::Regex::new(&format!("^{}", url_matcher(p).unwrap())).unwrap();
+            assert_eq!(re.is_match(url), want, "{p} {url}");
+        }
+        assert_eq!(url_matcher("https://a.org/"), None);
+    }
+
+    #[test]
+    fn dud_processors() {
+        let json = r#"[
+            {"processor": "normalizer", "args": [], "urlPattern": {"include": [""]}},
+            {"processor": "queryRemovalExcept", "args": [], "urlPattern": {"include": ["amazon.com/dp"]}},
+            {"processor": "subpathRemoval", "args": [0], "urlPattern": {"include": ["amazon.com/*/dp"]}},
+            {"processor": "queryRemovalExcept", "args": ["id"], "urlPattern": {"include": ["b.org"]}}
+        ]"#;
+        let out = import_dud(json, "p.json").unwrap();
+        assert_eq!((out.rules.len(), out.skipped.len()), (2, 2));
+        let cases = [
+            (
+                "https://www.amazon.com/dp/B01?tag=x&ref=y",
+                "https://www.amazon.com/dp/B01",
+            ),
+            (
+                "https://www.amazon.com/Book-Title/dp/B01",
+                "https://www.amazon.com/dp/B01",
+            ),
+            (
+                "https://www.amazon.com/gp/B01?tag=x",
+                "https://www.amazon.com/gp/B01?tag=x",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(run(&out.rules, url), want, "{url}");
+        }
+        assert!(import_dud("{}", "p.json").is_err());
+        assert!(import_dud(r#"[{"processor": "queryRemoval", "args": [3]}]"#, "p.json").is_err());
+    }
+
+    #[test]
+    fn clearurls_providers() {
+        let json = r#"{"providers": {
+            "amazon": {"urlPattern": "^https?:\\/\\/(?:[a-z0-9-]+\\.)*?amazon(?:\\.[a-z]{2,}){1,}",
+                       "rules": ["qid", "p[fd]_rd_[a-z]*"], "rawRules": ["\\/ref=[^/?]*"],
+                       "exceptions": ["^https?:\\/\\/(?:[a-z0-9-]+\\.)*?amazon(?:\\.[a-z]{2,}){1,}\\/gp\\/"]},
+            "blocked": {"urlPattern": "^https?://ads\\.example", "completeProvider": true},
+            "google": {"urlPattern": "^https?://www\\.google\\.", "redirections": ["^https?://www\\.google\\.[a-z]+/url\\?.*?q=([^&]*)"]}
+        }}"#;
+        let out = import_clearurls(json, "d.json").unwrap();
+        assert_eq!((out.rules.len(), out.skipped.len()), (3, 2));
+        let cases = [
+            (
+                "https://www.amazon.de/dp/B01/ref=sr_1?qid=5&pf_rd_r=9&k=v",
+                "https://www.amazon.de/dp/B01?k=v",
+            ),
+            (
+                "https://www.amazon.de/gp/B01?qid=5",
+                "https://www.amazon.de/gp/B01?qid=5",
+            ),
+            (
+                "https://shop.example/dp/B01?qid=5",
+                "https://shop.example/dp/B01?qid=5",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(run(&out.rules, url), want, "{url}");
+        }
+        assert!(import_clearurls("[]", "d.json").is_err());
+    }
+
+    /// The real lists from `../shared/datasets` (and the DUD package when installed): every
+    /// entry is a rule or a named skip, and every rule compiles (import checks it).
+    #[test]
+    fn real_clearurls_list_imports() {
+        let path = "../shared/datasets/lists/clearurls-data.min.json";
+        let Ok(text) = std::fs::read_to_string(path) else {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{path} missing with CI=true"
+            );
+            eprintln!("SKIP real_clearurls_list_imports: {path} not found");
+            return;
+        };
+        let out = import_clearurls(&text, path).unwrap();
+        assert!(out.rules.len() > 500, "{}", out.rules.len());
+        let n = crate::Normalizer::new(out.rules.clone(), None);
+        let run = |u: &str| n.apply_rules(u.to_string()).url;
+        assert_eq!(
+            run("https://news.example/a?utm_source=rss&id=3&fbclid=IwAR2x"),
+            "https://news.example/a?id=3"
+        );
+        assert_eq!(
+            run("https://news.example/a?id=3"),
+            "https://news.example/a?id=3"
+        );
+    }
+}
