@@ -155,3 +155,198 @@ fn bad_files_are_refused_with_file_and_line() {
     let o = dedust(&["normalize", "-r", &rules], b"http://a.org/abc\n");
     assert_eq!(stdout(&o), "http://a.org/x\n");
 }
+
+/// `validate` stderr rows: (support, fp, pattern) per rule.
+fn validate_rows(err: &str) -> Vec<(usize, usize, String)> {
+    err.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let s = it.next()?.parse().ok()?;
+            let f = it.next()?.parse().ok()?;
+            let _fpr = it.next()?;
+            let _id = it.next()?;
+            Some((s, f, it.collect::<Vec<_>>().join(" ")))
+        })
+        .collect()
+}
+
+/// The real ClearURLs list: imported (skips named), measured on a synthetic web by `validate`
+/// (its `ref` rule is refuted there: `ref=` carries content on some sites), and its rules, exported
+/// as Nutch XML, run the same in Java as in `dedust normalize`.
+#[test]
+fn clearurls_list_imports_validates_and_runs_the_same_in_java() {
+    let Some(list) = shared("lists/clearurls-data.min.json") else {
+        return;
+    };
+    let t = TempDir::new("import-clearurls");
+    let rules = t.path("cu.json");
+    let o = dedust(
+        &["import", "--format", "clearurls", &list, "-o", &rules],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("completeProvider"), "{}", stderr(&o));
+    let urls = [
+        "https://news.example/a?id=3&utm_source=rss&fbclid=IwAR2x_9",
+        "https://news.example/a?id=3",
+        "https://www.amazon.de/dp/B01/ref=sr_1_1?qid=5&keywords=x",
+        "https://qidnews.example/a?qids=1",
+    ];
+    let got = normalize_with(&rules, &urls);
+    assert_eq!(got[0], "https://news.example/a?id=3");
+    assert_eq!(got[1], "https://news.example/a?id=3");
+    assert!(
+        !got[2].contains("qid=") && !got[2].contains("/ref="),
+        "{}",
+        got[2]
+    );
+    assert_eq!(got[3], "https://qidnews.example/a?qids=1");
+    // Measured on labelled URLs: the tracking rules merge duplicates only, `ref` merges pages.
+    let syn = t.path("syn");
+    let o = dedust(
+        &[
+            "synth", "--sites", "60", "--pages", "30", "--seed", "5", "-o", &syn,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let kept = t.path("kept.json");
+    let truth = format!("{syn}/clusters.tsv");
+    let o = dedust(
+        &["validate", "-r", &rules, "--truth", &truth, "-o", &kept],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = validate_rows(&stderr(&o));
+    assert_eq!(rows.len(), 743, "one row per imported rule");
+    let row = |needle: &str| {
+        rows.iter()
+            .find(|(_, _, p)| p.ends_with(needle))
+            .unwrap_or_else(|| panic!("no rule {needle}"))
+            .clone()
+    };
+    let (s, f, _) = row("globalRules: (?:%3F)?utm(?:_[a-z_]*)?]");
+    assert!(s > 0 && f == 0, "utm: {s} {f}");
+    let (s, f, _) = row("globalRules: (?:%3F)?ref_?]");
+    assert!(f * 100 > s * 15, "ref: {s} {f}");
+    let kept_text = std::fs::read_to_string(&kept).unwrap();
+    assert!(kept_text.contains("utm(?:_[a-z_]*)?"), "utm kept");
+    assert!(
+        !kept_text.contains("globalRules: (?:%3F)?ref_?"),
+        "ref refuted"
+    );
+    // Java runs the exported regexes as dedust does.
+    let Some(cp) = java_harness(&t) else {
+        return;
+    };
+    let xml = t.path("cu.xml");
+    let o = dedust(
+        &["export", "-r", &rules, "--format", "nutch", "-o", &xml],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sample: String = std::fs::read_to_string(&truth)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .step_by(7)
+        .filter_map(|l| l.split('\t').nth(1))
+        .chain(urls)
+        .map(|u| format!("{u}\n"))
+        .collect();
+    let want = stdout(&dedust(
+        &["normalize", "--no-base", "-r", &rules],
+        sample.as_bytes(),
+    ));
+    assert_eq!(java(&cp, &["nutch", &xml, "8"], sample.as_bytes()), want);
+}
+
+/// The directory of the installed `duplicate-url-discarder-rules` package (`.ci/run` installs
+/// it); `None` with a skip notice when absent and `CI` is not `true`.
+fn dud_package() -> Option<String> {
+    let o = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import os, duplicate_url_discarder_rules as d; print(os.path.dirname(d.__file__))",
+        ])
+        .output();
+    match o {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        _ => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but the duplicate-url-discarder-rules package is not installed"
+            );
+            eprintln!("SKIP: python3 -m pip install duplicate-url-discarder-rules");
+            None
+        }
+    }
+}
+
+/// Scrapy's duplicate-url-discarder rules from the PyPI package: every file imports (the
+/// `normalizer` entry is named as skipped), the rules run as the package documents them, and
+/// `validate` keeps the `utm` removals on a synthetic web.
+#[test]
+fn dud_rules_import_and_validate() {
+    let Some(dir) = dud_package() else {
+        return;
+    };
+    let t = TempDir::new("import-dud");
+    let mut files = Vec::new();
+    for f in [
+        "queryRemoval/article.json",
+        "queryRemoval/product.json",
+        "queryRemoval/utm.json",
+        "queryRemovalExcept/product.json",
+        "subpathRemoval/product.json",
+        "normalizer/main.json",
+    ] {
+        let out = t.path(&f.replace('/', "-"));
+        let o = dedust(
+            &[
+                "import",
+                "--format",
+                "dud",
+                &format!("{dir}/{f}"),
+                "-o",
+                &out,
+            ],
+            b"",
+        );
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        if f.starts_with("normalizer") {
+            assert!(stderr(&o).contains("base layer"), "{}", stderr(&o));
+        }
+        files.push(out);
+    }
+    let all: Vec<&str> = files.iter().flat_map(|f| ["-r", f.as_str()]).collect();
+    let mut args = vec!["normalize", "--no-base"];
+    args.extend(&all);
+    let o = dedust(
+        &args,
+        b"https://www.amazon.com/Some-Book/dp/B01?tag=x&th=1\nhttps://news.example/a?utm_source=x&id=2\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "https://www.amazon.com/dp/B01\nhttps://news.example/a?id=2\n"
+    );
+    let syn = t.path("syn");
+    assert!(dedust(
+        &["synth", "--sites", "60", "--pages", "30", "--seed", "5", "-o", &syn],
+        b""
+    )
+    .status
+    .success());
+    let truth = format!("{syn}/clusters.tsv");
+    let mut args = vec!["validate", "--truth", &truth, "-o", "/dev/null"];
+    args.extend(&all);
+    let o = dedust(&args, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = validate_rows(&stderr(&o));
+    let utm: Vec<_> = rows
+        .iter()
+        .filter(|(_, _, p)| p.contains(": utm_"))
+        .collect();
+    assert!(utm.iter().any(|(s, f, _)| *s > 0 && *f == 0), "{utm:?}");
+}
