@@ -290,10 +290,15 @@ pub struct ImportArgs {
     /// The crawler's rule file.
     pub input: String,
     /// Its format: `nutch` (urlnormalizer-regex XML), `clearurls` (the ClearURLs list
-    /// `data.min.json`) or `dud` (a Scrapy duplicate-url-discarder rule file). Lists become
-    /// one rule per entry and parameter; measure them with `dedust validate`.
+    /// `data.min.json`), `dud` (a Scrapy duplicate-url-discarder rule file) or `robots` (a
+    /// site's robots.txt, `Clean-param:` lines). Lists become one rule per entry and parameter;
+    /// measure them with `dedust validate`.
     #[arg(long, default_value = "nutch")]
     pub format: ImportFormat,
+    /// `--format robots`: the URL the robots.txt was fetched from
+    /// (`https://example.com/robots.txt`); its rules apply to that host only.
+    #[arg(long)]
+    pub robots_url: Option<String>,
     /// Write the dedust rule file here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
@@ -308,6 +313,8 @@ pub enum ImportFormat {
     Clearurls,
     /// Scrapy duplicate-url-discarder rules (`duplicate-url-discarder-rules` package JSON).
     Dud,
+    /// A site's robots.txt: its `Clean-param:` lines (needs `--robots-url`).
+    Robots,
 }
 
 #[derive(Args, Debug)]

@@ -90,6 +90,11 @@ pub struct ReadReport {
     pub canonicals: usize,
     /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
     pub cross_site: usize,
+    /// WARC input: robots.txt responses read, and their `Clean-param:` lines
+    /// (`(robots.txt URL, lines)`; [`crate::lists::import_robots`] turns them into rules).
+    pub robots: usize,
+    /// See [`ReadReport::robots`].
+    pub clean_params: Vec<(String, String)>,
     /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
     /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
@@ -429,6 +434,8 @@ pub fn read_clusters_from(
         rep.cross_site = w.cross_site;
         rep.filtered = w.filtered;
         rep.skipped = w.skipped;
+        rep.robots = w.robots;
+        rep.clean_params = w.clean_params;
         rep.first_bad = w.first_bad.into_iter().map(|m| (0, m)).collect();
         return finish(acc, rep, name);
     }

@@ -1,5 +1,6 @@
-//! Lists: hand-kept URL-cleaning lists into dedust rules, so that `dedust validate` can measure
-//! each list entry on the user's own labelled URLs before the list is shipped.
+//! Lists: hand-kept URL-cleaning lists, and the `Clean-param:` lines of a site's robots.txt,
+//! into dedust rules, so that `dedust validate` (or `learn`, for robots.txt records in a crawl)
+//! can measure each entry on labelled URLs before it is shipped.
 //!
 //! In: the JSON text of a ClearURLs rule list (`data.min.json`: providers with a `urlPattern`,
 //! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`) or of a
@@ -298,6 +299,105 @@ pub fn import_dud(text: &str, path: &str) -> Result<ListImport> {
     Ok(out)
 }
 
+/// Longest `Clean-param` line read (Yandex's limit is 500 characters).
+pub const MAX_CLEAN_PARAM: usize = 500;
+
+/// Read the `Clean-param:` lines of a robots.txt (`Clean-param: p1&p2 [/path-prefix]`, as Yandex
+/// defines them) into rules scoped to the host of `robots_url`: one parameter rule per named
+/// parameter, on the URLs of that host (any port, either scheme) whose path starts with the
+/// prefix (`*` matches any text; no prefix: every path). A site's robots.txt speaks for its own
+/// host only, so no line can reach another host's URLs. Lines longer than
+/// [`MAX_CLEAN_PARAM`], with no parameter, or with characters outside the ones Yandex allows,
+/// are listed in [`ListImport::skipped`] with their line number; other lines are ignored.
+///
+/// ```
+/// let txt = "User-agent: *\nDisallow: /tmp\nClean-param: sid&ref /forum/\nclean-param: utm_source\n";
+/// let out = dedust::lists::import_robots(txt, "https://f.org/robots.txt").unwrap();
+/// assert_eq!(out.rules.len(), 3);
+/// let n = dedust::Normalizer::new(out.rules, None);
+/// let run = |u: &str| n.apply_rules(u.to_string()).url;
+/// assert_eq!(run("https://f.org/forum/t.php?sid=9&t=1"), "https://f.org/forum/t.php?t=1");
+/// assert_eq!(run("https://f.org/shop/p.php?sid=9"), "https://f.org/shop/p.php?sid=9");
+/// assert_eq!(run("http://f.org/shop/p.php?utm_source=x"), "http://f.org/shop/p.php");
+/// assert_eq!(run("https://other.org/forum/t.php?sid=9"), "https://other.org/forum/t.php?sid=9");
+/// ```
+pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
+    let err = |m: String| Error::RuleFile {
+        path: robots_url.to_string(),
+        message: m,
+    };
+    let host = crate::tokenize::split_url(robots_url)
+        .map(|p| p.host.to_ascii_lowercase())
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| {
+            err("not an absolute http(s) URL: the host a robots.txt speaks for".into())
+        })?;
+    let mut out = ListImport::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if !key.trim().eq_ignore_ascii_case("clean-param") {
+            continue;
+        }
+        let entry = format!("{robots_url}:{}", n + 1);
+        if line.len() > MAX_CLEAN_PARAM {
+            out.skipped
+                .push((entry, format!("longer than {MAX_CLEAN_PARAM} characters")));
+            continue;
+        }
+        let mut parts = value.split_whitespace();
+        let params = parts.next().unwrap_or("");
+        let prefix = parts.next().unwrap_or("");
+        let name_ok = |p: &str| {
+            !p.is_empty()
+                && p.bytes().all(|b| {
+                    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'[' | b']')
+                })
+        };
+        let path_ok = prefix.is_empty()
+            || (prefix.starts_with('/')
+                && prefix.bytes().all(|b| {
+                    b.is_ascii_alphanumeric()
+                        || matches!(
+                            b,
+                            b'/' | b'*' | b'_' | b'-' | b'.' | b'~' | b'%' | b'+' | b'$'
+                        )
+                }));
+        let names: Vec<&str> = params.split('&').collect();
+        if !names.iter().all(|p| name_ok(p)) || !path_ok || parts.next().is_some() {
+            out.skipped.push((
+                entry,
+                format!("not `Clean-param: p1&p2 [/prefix]`: {line:?}"),
+            ));
+            continue;
+        }
+        let path = if prefix.is_empty() {
+            "(?:[/?#]|$)".to_string()
+        } else {
+            prefix
+                .trim_end_matches('$')
+                .split('*')
+                .map(regex::escape)
+                .collect::<Vec<_>>()
+                .join("[^?#]*")
+        };
+        let cond = format!(
+            "(?=[a-zA-Z][a-zA-Z0-9+.-]*://{}(?::[0-9]*)?{path})",
+            regex::escape(&host)
+        );
+        for name in names {
+            let origin = format!("{entry} Clean-param: {name}");
+            let mut rule = param_rule(&cond, &regex::escape(name), &origin)?;
+            // `--explain` and the rule file name the signal behind it.
+            rule.signals.insert("robots".into(), 1);
+            out.rules.push(rule);
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,6 +521,48 @@ mod tests {
             assert_eq!(run(&out.rules, url), want, "{url}");
         }
         assert!(import_clearurls("[]", "d.json").is_err());
+    }
+
+    #[test]
+    fn robots_clean_param_table() {
+        let long = format!("Clean-param: {}", "a".repeat(MAX_CLEAN_PARAM));
+        let txt = [
+            "# Clean-param: commented",
+            "clean-PARAM: sid # session",
+            "Clean-param: s&ref /shop/*/item",
+            "Clean-param: utm source",
+            "Clean-param: a=b",
+            "Clean-param:",
+            long.as_str(),
+            "Disallow: /x?sid=",
+        ]
+        .join("\n");
+        let out = import_robots(&txt, "http://www.f.org:8080/robots.txt").unwrap();
+        assert_eq!(out.rules.len(), 3, "{:?}", out.skipped);
+        let lines: Vec<&str> = out.skipped.iter().map(|(e, _)| &e[e.len() - 2..]).collect();
+        assert_eq!(lines, [":4", ":5", ":6", ":7"]);
+        // (URL, want)
+        let cases = [
+            ("http://www.f.org/a?sid=1&x=2", "http://www.f.org/a?x=2"),
+            ("https://www.f.org:8080/a?sid=1", "https://www.f.org:8080/a"),
+            ("http://f.org/a?sid=1", "http://f.org/a?sid=1"),
+            (
+                "http://www.f.org.evil.org/a?sid=1",
+                "http://www.f.org.evil.org/a?sid=1",
+            ),
+            (
+                "http://www.f.org/shop/9/item.php?ref=x&s=y&id=1",
+                "http://www.f.org/shop/9/item.php?id=1",
+            ),
+            (
+                "http://www.f.org/shop/cart?ref=x",
+                "http://www.f.org/shop/cart?ref=x",
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(run(&out.rules, url), want, "{url}");
+        }
+        assert!(import_robots("Clean-param: sid", "robots.txt").is_err());
     }
 
     /// The real lists from `../shared/datasets` (and the DUD package when installed): every

@@ -15,10 +15,13 @@ use crate::validate::{
 };
 
 /// Settings of a learn run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LearnConfig {
     /// Candidate learning.
     pub learn: LearnOptions,
+    /// Rules a crawl declares about itself (robots.txt `Clean-param:` lines read with the
+    /// input, [`crate::lists::import_robots`]): extra candidates, validated like learned ones.
+    pub declared: Vec<Rule>,
     /// Validation thresholds; `None` skips validation (`--no-validate`).
     pub validate: Option<ValidateOptions>,
     /// Validate on a held-out part instead of the whole input (`--holdout`).
@@ -134,6 +137,7 @@ fn finish(
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
+    cands.extend(cfg.declared.iter().cloned());
     let candidates = cands.len();
     let base = BaseSettings {
         keep_fragment: cfg.learn.base.keep_fragment,

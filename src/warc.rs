@@ -60,6 +60,11 @@ pub struct WarcReport {
     /// Redirects and declared canonicals to another site (counted in `filtered` too): never
     /// evidence, a site may only pair its own URLs.
     pub cross_site: usize,
+    /// robots.txt responses (200) read for their `Clean-param:` lines.
+    pub robots: usize,
+    /// `(robots.txt URL, its Clean-param lines)`, for the robots.txt responses that have any
+    /// (at most [`MAX_CLEAN_PARAM_BYTES`] in all; [`crate::lists::import_robots`] reads them).
+    pub clean_params: Vec<(String, String)>,
     /// Malformed records skipped (or the truncation that ended the file).
     pub skipped: usize,
     /// The first few problems (`name#record: why`, with byte offsets where they help).
@@ -74,6 +79,9 @@ impl WarcReport {
         }
     }
 }
+
+/// Most bytes of robots.txt `Clean-param:` lines (and their URLs) held from one WARC.
+pub const MAX_CLEAN_PARAM_BYTES: usize = 1 << 20;
 
 /// A reader that knows how many bytes it has handed out (offsets in skip messages).
 struct Counted<R> {
@@ -455,6 +463,34 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
         rep.filtered += 1;
         return None;
     }
+    // A site's robots.txt: its `Clean-param:` lines are declarations, not a page.
+    if crate::tokenize::split_url(url).is_some_and(|p| p.path == "/robots.txt") {
+        rep.robots += 1;
+        let text = String::from_utf8_lossy(body);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .get(..12)
+                    .is_some_and(|k| k.eq_ignore_ascii_case("clean-param:"))
+            })
+            .collect();
+        let held: usize = rep
+            .clean_params
+            .iter()
+            .map(|(u, t)| u.len() + t.len())
+            .sum();
+        let add = lines.iter().map(|l| l.len() + 1).sum::<usize>() + url.len();
+        if !lines.is_empty() {
+            if held + add > MAX_CLEAN_PARAM_BYTES {
+                return Some(format!(
+                    "{origin}: robots.txt Clean-param lines past {MAX_CLEAN_PARAM_BYTES} bytes in all, left out"
+                ));
+            }
+            rep.clean_params.push((url.to_string(), lines.join("\n")));
+        }
+        return None;
+    }
     let digest = match field(&rec.fields, "WARC-Payload-Digest") {
         Some(d) => d.to_string(),
         // The payload's own hash: its bytes in the block held, then the rest.
@@ -741,6 +777,27 @@ mod tests {
             out[0].starts_with("digest:fnv:"),
             "hashed without a payload digest: {out:?}"
         );
+    }
+
+    #[test]
+    fn robots_txt_gives_clean_param_lines_not_a_page() {
+        let body = "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nClean-param: sid /f/\nDisallow: /x\n";
+        let other = "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\n";
+        let data = rec("response", "http://h.org/robots.txt", "", body)
+            + &rec("response", "http://g.org/robots.txt", "", other)
+            + &rec("response", "http://h.org/a/robots.txt", "", body);
+        let (pairs, rep) = read(&data);
+        assert_eq!(rep.robots, 2);
+        assert_eq!(
+            rep.clean_params,
+            [(
+                "http://h.org/robots.txt".to_string(),
+                "Clean-param: sid /f/".to_string()
+            )]
+        );
+        // Only the file that is no site's robots.txt is a page.
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        assert_eq!(pairs[0].1, "http://h.org/a/robots.txt");
     }
 
     #[test]

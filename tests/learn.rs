@@ -440,3 +440,96 @@ fn learns_from_a_synthetic_warc_crawl_as_well_as_from_the_truth() {
         );
     }
 }
+
+/// A WARC record of `kind` for `url` with an HTTP `block` (`digest`: its payload digest).
+fn warc_record(url: &str, digest: &str, block: &str) -> String {
+    format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Payload-Digest: {digest}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    )
+}
+
+/// Issue #11: a site's robots.txt in the crawl declares `Clean-param:` lines; each becomes a
+/// candidate scoped to that host and prefix, validated like learned ones: `sid` (the pages with
+/// and without it share a digest) is kept, `p` (it selects another page) is refuted, and no
+/// rule reaches another host.
+#[test]
+fn robots_clean_param_lines_are_validated_candidates() {
+    let t = TempDir::new("learn-robots");
+    let page = |body: &str| format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+    let mut warc = warc_record(
+        "https://f.org/robots.txt",
+        "sha1:ROBOTS",
+        &page("User-agent: *\nDisallow: /tmp/\nClean-param: sid /forum/\nClean-param: p /forum/\n"),
+    );
+    for n in 1..=6 {
+        let d = format!("sha1:T{n}");
+        let body = page(&format!("thread {n}"));
+        warc += &warc_record(&format!("https://f.org/forum/t.php?t={n}"), &d, &body);
+        warc += &warc_record(
+            &format!("https://f.org/forum/t.php?sid=a{n}b&t={n}"),
+            &d,
+            &body,
+        );
+        // `p` selects another page of the thread.
+        let body = page(&format!("thread {n} page 2"));
+        warc += &warc_record(
+            &format!("https://f.org/forum/t.php?p=2&t={n}"),
+            &format!("sha1:P{n}"),
+            &body,
+        );
+        // Another host, with a `sid` that is content there.
+        warc += &warc_record(
+            &format!("https://g.org/forum/t.php?sid={n}"),
+            &format!("sha1:G{n}"),
+            &page("g"),
+        );
+    }
+    let input = t.write("crawl.warc", warc.as_bytes());
+    let (rules, explain) = (t.path("r.json"), t.path("ex.json"));
+    let o = dedust(&["learn", &input, "-o", &rules, "--explain", &explain], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("robots.txt: 1 files, 2 Clean-param rules"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&explain).unwrap()).unwrap();
+    let rule = |name: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["pattern"]
+                    .as_str()
+                    .unwrap_or("")
+                    .ends_with(&format!("Clean-param: {name}]"))
+            })
+            .unwrap_or_else(|| panic!("no Clean-param {name} candidate"))
+            .clone()
+    };
+    let (sid, p) = (rule("sid"), rule("p"));
+    assert_eq!(sid["kept"], true, "{sid}");
+    assert!(sid["support"].as_u64().unwrap() >= 6, "{sid}");
+    assert_eq!(sid["signals"]["robots"], 1, "{sid}");
+    assert_eq!(p["kept"], false, "{p}");
+    assert!(p["fp"].as_u64().unwrap() > 0, "{p}");
+    let got = normalize_with(
+        &rules,
+        &[
+            "https://f.org/forum/t.php?sid=zz9&t=77",
+            "https://f.org/forum/t.php?p=2&t=77",
+            "https://g.org/forum/t.php?sid=77",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "https://f.org/forum/t.php?t=77",
+            "https://f.org/forum/t.php?p=2&t=77",
+            "https://g.org/forum/t.php?sid=77"
+        ]
+    );
+}

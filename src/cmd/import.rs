@@ -13,6 +13,13 @@ pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
         },
         ImportFormat::Clearurls => dedust::lists::import_clearurls(&text, &a.input)?,
         ImportFormat::Dud => dedust::lists::import_dud(&text, &a.input)?,
+        ImportFormat::Robots => {
+            let Some(url) = a.robots_url.as_deref() else {
+                eprintln!("import: --format robots needs --robots-url (the robots.txt's own URL: its host is the rules' scope)");
+                return Ok(2);
+            };
+            dedust::lists::import_robots(&text, url)?
+        }
     };
     let n = list.rules.len();
     for (entry, why) in &list.skipped {

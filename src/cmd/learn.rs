@@ -10,7 +10,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
     crate::cli::threads(a.threads);
     let t0 = Instant::now();
-    let (clusters, skipped) = super::read_clusters_counted(&a.input, a.format)?;
+    let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
     if a.verbose {
         eprintln!(
             "learn: read {} clusters in {:.2}s",
@@ -27,6 +27,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         },
         validate: (!a.no_validate).then_some(a.validate.options()),
         holdout: a.validate.holdout(),
+        declared,
     };
     let bar = if !a.quiet && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(clusters.len() as u64);

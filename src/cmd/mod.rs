@@ -175,11 +175,12 @@ pub fn read_clusters(
     Ok(read_clusters_counted(path, format)?.0)
 }
 
-/// [`read_clusters`], and how many lines were skipped (for `--strict`).
+/// [`read_clusters`], how many lines were skipped (for `--strict`), and the rules the crawl
+/// declares (robots.txt `Clean-param:` lines in a WARC).
 pub fn read_clusters_counted(
     path: &str,
     format: dedust::InputFormat,
-) -> anyhow::Result<(Vec<dedust::Cluster>, usize)> {
+) -> anyhow::Result<(Vec<dedust::Cluster>, usize, Vec<dedust::Rule>)> {
     let (clusters, rep) = dedust::read_clusters(path, format)?;
     if rep.skipped > 0 {
         let first: Vec<String> = rep
@@ -221,7 +222,26 @@ pub fn read_clusters_counted(
             rep.cross_site
         );
     }
-    Ok((clusters, rep.skipped))
+    let mut declared = Vec::new();
+    let mut bad_lines = 0;
+    for (url, lines) in &rep.clean_params {
+        match dedust::lists::import_robots(lines, url) {
+            Ok(l) => {
+                bad_lines += l.skipped.len();
+                declared.extend(l.rules);
+            }
+            Err(e) => eprintln!("{path}: {e}"),
+        }
+    }
+    if rep.robots > 0 {
+        eprintln!(
+            "{path}: robots.txt: {} files, {} Clean-param rules (validated like learned ones; {} lines not read)",
+            rep.robots,
+            declared.len(),
+            bad_lines
+        );
+    }
+    Ok((clusters, rep.skipped, declared))
 }
 
 /// Load and concatenate rule files (in the order given).

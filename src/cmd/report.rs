@@ -25,6 +25,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             ..a.validate.options()
         }),
         holdout: a.validate.holdout(),
+        declared: Vec::new(),
     };
     let mut thresholds: Vec<f64> = SWEEP.to_vec();
     if !thresholds
