@@ -55,9 +55,11 @@ impl JavaRegex {
         let names: Vec<String> = re.capture_names().flatten().map(str::to_string).collect();
         let replacement = parse_replacement(replacement, groups, &names)?;
         let loose = without_lookaround(&translated);
-        let pre = (loose != translated)
-            .then(|| regex::Regex::new(&loose).ok())
-            .flatten();
+        // Free-spacing mode (`(?x)`) has `#` comments the scan does not know: no prefilter.
+        let pre =
+            (loose != translated && !translated.contains("(?x") && !translated.contains("x)"))
+                .then(|| regex::Regex::new(&loose).ok())
+                .flatten();
         Ok(JavaRegex {
             re,
             pre,

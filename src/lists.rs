@@ -51,14 +51,16 @@ struct Provider {
 }
 
 /// The regex alternatives that remove one query parameter whose whole name matches `name` (a
-/// regex), on URLs that pass the look-aheads `cond` (anchored at the start): the first
-/// parameter with the `&` after it, the only one with its `?`, or a later one with the `&`
-/// before it. Replacement: `${dda}${ddb}${ddc}` (Java appends nothing for a group that did not
+/// regex), on URLs that pass the look-aheads `cond` (anchored at the start): the whole query
+/// with its `?` when every parameter matches, else the first run of matching parameters with
+/// the `&` after it (at the start of the query) or before it. Replacement: `${dda}${ddb}${ddc}` (Java appends nothing for a group that did not
 /// take part; the groups are named because the list's own patterns may hold groups).
 fn param_pattern(cond: &str, name: &str) -> String {
     let p = format!("(?:{name})(?:=[^&#]*)?");
+    // Each alternative takes a run of adjacent matching parameters (the base layer sorts the
+    // query, so `utm_campaign`, `utm_medium`, `utm_source` are one run, removed in one pass).
     format!(
-        "^{cond}(?:(?<dda>[^?#]*\\?){p}&|(?<ddb>[^?#]*)\\?{p}(?=#|$)|(?<ddc>[^?#]*\\?[^#]*?)&{p}(?=[&#]|$))"
+        "^{cond}(?:(?<ddb>[^?#]*)\\?{p}(?:&{p})*(?=#|$)|(?<dda>[^?#]*\\?){p}(?:&{p})*&|(?<ddc>[^?#]*\\?[^#]*?)(?:&{p})+(?=[&#]|$))"
     )
 }
 
@@ -70,15 +72,24 @@ fn param_rule(cond: &str, name: &str, origin: &str) -> Result<Rule> {
     )
 }
 
-/// `rule` with its origin as the readable pattern (`validate` and `--explain` print it; the
-/// engine and the exports use the regex).
+/// `rule` with its origin (less the directories of a list file's path) as the readable
+/// pattern (`validate` and `--explain` print it; the engine and the exports use the regex).
 fn named(mut rule: Rule, origin: &str) -> Result<Rule> {
-    let short = origin
-        .split('#')
-        .next()
-        .map_or(0, |p| p.rfind('/').map_or(0, |i| i + 1));
+    let short = match origin.split_once('#') {
+        Some((file, _)) => file.rfind('/').map_or(0, |i| i + 1),
+        None => 0,
+    };
     rule.pattern = format!("[{}]", &origin[short..]);
     Ok(rule)
+}
+
+impl ListImport {
+    /// Add `rule` unless an identical one (same id: same regex and replacement) is in.
+    fn push(&mut self, rule: Rule) {
+        if !self.rules.iter().any(|r| r.id == rule.id) {
+            self.rules.push(rule);
+        }
+    }
 }
 
 /// Look-aheads for a ClearURLs provider: its `urlPattern` found in the URL (the extension tests
@@ -136,12 +147,11 @@ pub fn import_clearurls(text: &str, path: &str) -> Result<ListImport> {
         let cond = clearurls_cond(&p);
         for r in p.rules.iter().chain(&p.referral_marketing) {
             let origin = format!("{path}#{name}: {r}");
-            out.rules
-                .push(param_rule(&cond, &format!("(?i:{r})"), &origin)?);
+            out.push(param_rule(&cond, &format!("(?i:{r})"), &origin)?);
         }
         for r in &p.raw_rules {
             let origin = format!("{path}#{name}: raw {r}");
-            out.rules.push(named(
+            out.push(named(
                 regex_rule(&format!("^(?<dda>{cond}[^#]*?)(?i:{r})"), "${dda}", &origin)?,
                 &origin,
             )?);
@@ -188,7 +198,7 @@ fn url_matcher(p: &str) -> Option<String> {
         Some(i) => (&p[..i], &p[i..]),
         None => (p, ""),
     };
-    let dom = regex::escape(domain.trim_start_matches("*.")).replace("\\*", "[^/?#]*");
+    let dom = regex::escape(domain.trim_start_matches("*.")).replace("\\*", "[^/?#@:]*");
     let path: String = path
         .split('*')
         .map(regex::escape)
@@ -199,6 +209,35 @@ fn url_matcher(p: &str) -> Option<String> {
     Some(format!(
         "[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/?#@]*\\.)?{dom}(?::[0-9]*)?{end}{path}"
     ))
+}
+
+/// The regex and replacement removing the first path segment on `domain/*/rest` includes
+/// (`amazon.com/*/dp`: `/Some-Title/dp/B01` → `/dp/B01`), only where `/rest` follows it;
+/// `None` for other patterns or with excludes.
+fn first_segment_removal(p: &DudPattern) -> Option<(String, String)> {
+    if !p.exclude.is_empty() || p.include.is_empty() {
+        return None;
+    }
+    let alts: Vec<String> = p
+        .include
+        .iter()
+        .map(|inc| {
+            let (domain, rest) = inc.split_once("/*/")?;
+            if domain.is_empty()
+                || domain.contains(['*', '/', '?', '#', ':', '@'])
+                || rest.contains(['*', '?', '#'])
+            {
+                return None;
+            }
+            Some(format!(
+                "([a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/?#@]*\\.)?{}(?::[0-9]*)?)/[^/?#]+(?=/{}(?:[/?#]|$))",
+                regex::escape(domain),
+                regex::escape(rest)
+            ))
+        })
+        .collect::<Option<_>>()?;
+    let replacement: String = (1..=alts.len()).map(|g| format!("${g}")).collect();
+    Some((format!("^(?:{})", alts.join("|")), replacement))
 }
 
 /// Look-aheads for a DUD rule's `urlPattern`: one `include` matches, no `exclude` does.
@@ -272,25 +311,25 @@ pub fn import_dud(text: &str, path: &str) -> Result<ListImport> {
                         return Err(err(format!("entry {i}: parameter {a} is not a string")));
                     };
                     let origin = format!("{entry}: {name}");
-                    out.rules
-                        .push(param_rule(&cond, &regex::escape(name), &origin)?);
+                    out.push(param_rule(&cond, &regex::escape(name), &origin)?);
                 }
             }
             ("queryRemovalExcept", []) => {
                 let origin = format!("{entry}: whole query");
-                out.rules.push(named(
+                out.push(named(
                     regex_rule(&format!("^({cond}[^?#]*)\\?[^#]*"), "$1", &origin)?,
                     &origin,
                 )?);
             }
-            ("subpathRemoval", [k]) if k.as_u64().is_some_and(|k| k < 64) => {
-                let k = k.as_u64().unwrap_or(0);
-                let origin = format!("{entry}: segment {k}");
-                let re = format!(
-                    "^({cond}[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*(?:/[^/?#]*){{{k}}})/[^/?#]*(?=/)"
-                );
-                out.rules
-                    .push(named(regex_rule(&re, "$1", &origin)?, &origin)?);
+            // The first segment of `domain/*/rest` patterns, removed only where `/rest` follows
+            // it, so that a second pass finds nothing more to remove.
+            ("subpathRemoval", [k]) if k.as_u64() == Some(0) => {
+                let Some((re, rep)) = first_segment_removal(&r.url_pattern) else {
+                    skip(&mut out, "subpathRemoval outside `domain/*/path` patterns");
+                    continue;
+                };
+                let origin = format!("{entry}: segment 0");
+                out.push(named(regex_rule(&re, &rep, &origin)?, &origin)?);
             }
             ("normalizer", _) => skip(&mut out, "URL normalization: dedust's base layer"),
             _ => skip(&mut out, "processor or arguments not read here"),
@@ -301,6 +340,10 @@ pub fn import_dud(text: &str, path: &str) -> Result<ListImport> {
 
 /// Longest `Clean-param` line read (Yandex's limit is 500 characters).
 pub const MAX_CLEAN_PARAM: usize = 500;
+
+/// Most rules one robots.txt gives (one per parameter and prefix; each is validated on every
+/// URL, so a hostile file must not be able to ask for millions).
+pub const MAX_ROBOTS_RULES: usize = 100;
 
 /// Read the `Clean-param:` lines of a robots.txt (`Clean-param: p1&p2 [/path-prefix]`, as Yandex
 /// defines them) into rules scoped to the host of `robots_url`: one parameter rule per named
@@ -360,10 +403,7 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
             || (prefix.starts_with('/')
                 && prefix.bytes().all(|b| {
                     b.is_ascii_alphanumeric()
-                        || matches!(
-                            b,
-                            b'/' | b'*' | b'_' | b'-' | b'.' | b'~' | b'%' | b'+' | b'$'
-                        )
+                        || matches!(b, b'/' | b'*' | b'_' | b'-' | b'.' | b'~' | b'%' | b'+')
                 }));
         let names: Vec<&str> = params.split('&').collect();
         if !names.iter().all(|p| name_ok(p)) || !path_ok || parts.next().is_some() {
@@ -377,7 +417,6 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
             "(?:[/?#]|$)".to_string()
         } else {
             prefix
-                .trim_end_matches('$')
                 .split('*')
                 .map(regex::escape)
                 .collect::<Vec<_>>()
@@ -388,11 +427,18 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
             regex::escape(&host)
         );
         for name in names {
-            let origin = format!("{entry} Clean-param: {name}");
+            if out.rules.len() >= MAX_ROBOTS_RULES {
+                out.skipped.push((
+                    entry.clone(),
+                    format!("past {MAX_ROBOTS_RULES} Clean-param rules for one robots.txt"),
+                ));
+                break;
+            }
+            let origin = format!("{host} robots.txt:{} Clean-param: {name}", n + 1);
             let mut rule = param_rule(&cond, &regex::escape(name), &origin)?;
             // `--explain` and the rule file name the signal behind it.
             rule.signals.insert("robots".into(), 1);
-            out.rules.push(rule);
+            out.push(rule);
         }
     }
     Ok(out)
@@ -432,10 +478,26 @@ mod tests {
                 "http://a.org/p?id=1#utm_source=x",
             ),
             ("http://a.org/p?utm_source=x#f", "http://a.org/p#f"),
+            (
+                "http://a.org/p?a=1&utm_a=1&utm_b=2&z=0&utm_c=3",
+                "http://a.org/p?a=1&z=0",
+            ),
         ];
         for (url, want) in cases {
             assert_eq!(run(&rules, url), want, "{url}");
         }
+        // A run of matching parameters goes in one pass: far more than the engine's rounds.
+        let many: String = (0..40)
+            .map(|i| format!("&utm_{}=1", (b'a' + i % 26) as char))
+            .collect();
+        assert_eq!(
+            run(&rules, &format!("http://a.org/p?id=1{many}")),
+            "http://a.org/p?id=1"
+        );
+        assert_eq!(
+            run(&rules, &format!("http://a.org/p?{}", &many[1..])),
+            "http://a.org/p"
+        );
     }
 
     #[test]
@@ -483,6 +545,15 @@ mod tests {
             (
                 "https://www.amazon.com/gp/B01?tag=x",
                 "https://www.amazon.com/gp/B01?tag=x",
+            ),
+            // Only the segment right before `/dp`, once.
+            (
+                "https://www.amazon.com/a/b/dp/B01",
+                "https://www.amazon.com/a/b/dp/B01",
+            ),
+            (
+                "https://amazon.com.evil.org/Book/dp/B01",
+                "https://amazon.com.evil.org/Book/dp/B01",
             ),
         ];
         for (url, want) in cases {
@@ -563,6 +634,31 @@ mod tests {
             assert_eq!(run(&out.rules, url), want, "{url}");
         }
         assert!(import_robots("Clean-param: sid", "robots.txt").is_err());
+        assert!(
+            out.rules[0].pattern.starts_with("[www.f.org robots.txt:2"),
+            "{}",
+            out.rules[0].pattern
+        );
+        // A `$` is outside the syntax (it would widen the prefix).
+        let out = import_robots("Clean-param: sid /a$", "http://f.org/robots.txt").unwrap();
+        assert_eq!((out.rules.len(), out.skipped.len()), (0, 1));
+        // A hostile file cannot ask for more than MAX_ROBOTS_RULES rules; repeats are one rule.
+        let names: Vec<String> = (0..300).map(|i| format!("p{i}")).collect();
+        let txt = format!(
+            "Clean-param: {}\nClean-param: p0\nClean-param: p0",
+            names[..40].join("&")
+        ) + &names
+            .chunks(40)
+            .map(|c| format!("\nClean-param: {} /x{}", c.join("&"), c.len()))
+            .collect::<String>();
+        let out = import_robots(&txt, "http://f.org/robots.txt").unwrap();
+        assert_eq!(out.rules.len(), MAX_ROBOTS_RULES);
+        let out = import_robots(
+            "Clean-param: p0\nClean-param: p0&p0",
+            "http://f.org/robots.txt",
+        )
+        .unwrap();
+        assert_eq!(out.rules.len(), 1);
     }
 
     /// The real lists from `../shared/datasets` (and the DUD package when installed): every

@@ -65,6 +65,8 @@ pub struct WarcReport {
     /// `(robots.txt URL, its Clean-param lines)`, for the robots.txt responses that have any
     /// (at most [`MAX_CLEAN_PARAM_BYTES`] in all; [`crate::lists::import_robots`] reads them).
     pub clean_params: Vec<(String, String)>,
+    /// Bytes held in [`WarcReport::clean_params`].
+    pub clean_param_bytes: usize,
     /// Malformed records skipped (or the truncation that ended the file).
     pub skipped: usize,
     /// The first few problems (`name#record: why`, with byte offsets where they help).
@@ -466,27 +468,31 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
     // A site's robots.txt: its `Clean-param:` lines are declarations, not a page.
     if crate::tokenize::split_url(url).is_some_and(|p| p.path == "/robots.txt") {
         rep.robots += 1;
-        let text = String::from_utf8_lossy(body);
-        let lines: Vec<&str> = text
-            .lines()
+        let cut = rec.rest != crate::render::Fnv::new().finish();
+        let data = decode(&headers, body, MAX_HTML_SCAN as u64, false)?;
+        let cut = cut || data.len() >= MAX_HTML_SCAN;
+        let text = String::from_utf8_lossy(&data);
+        let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+        // A line the held bytes cut short could name another parameter: left out.
+        if cut && lines.last().is_some_and(|l| !l.ends_with('\n')) {
+            lines.pop();
+        }
+        let lines: Vec<&str> = lines
+            .into_iter()
+            .map(str::trim)
             .filter(|l| {
-                l.trim_start()
-                    .get(..12)
-                    .is_some_and(|k| k.eq_ignore_ascii_case("clean-param:"))
+                l.split_once(':')
+                    .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("clean-param"))
             })
             .collect();
-        let held: usize = rep
-            .clean_params
-            .iter()
-            .map(|(u, t)| u.len() + t.len())
-            .sum();
-        let add = lines.iter().map(|l| l.len() + 1).sum::<usize>() + url.len();
         if !lines.is_empty() {
-            if held + add > MAX_CLEAN_PARAM_BYTES {
-                return Some(format!(
-                    "{origin}: robots.txt Clean-param lines past {MAX_CLEAN_PARAM_BYTES} bytes in all, left out"
-                ));
+            let add = lines.iter().map(|l| l.len() + 1).sum::<usize>() + url.len();
+            if rep.clean_param_bytes + add > MAX_CLEAN_PARAM_BYTES {
+                // Well-formed, only past the bound: left out and counted, not malformed.
+                rep.filtered += 1;
+                return None;
             }
+            rep.clean_param_bytes += add;
             rep.clean_params.push((url.to_string(), lines.join("\n")));
         }
         return None;

@@ -175,6 +175,9 @@ pub fn read_clusters(
     Ok(read_clusters_counted(path, format)?.0)
 }
 
+/// Most robots.txt `Clean-param` rules one input gives `learn`.
+const MAX_DECLARED: usize = 2000;
+
 /// [`read_clusters`], how many lines were skipped (for `--strict`), and the rules the crawl
 /// declares (robots.txt `Clean-param:` lines in a WARC).
 pub fn read_clusters_counted(
@@ -223,12 +226,19 @@ pub fn read_clusters_counted(
         );
     }
     let mut declared = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut bad_lines = 0;
     for (url, lines) in &rep.clean_params {
         match dedust::lists::import_robots(lines, url) {
             Ok(l) => {
                 bad_lines += l.skipped.len();
-                declared.extend(l.rules);
+                // The same file fetched over http and https gives the same rules once; a crawl
+                // gives at most MAX_DECLARED (each is validated on every URL).
+                for r in l.rules {
+                    if declared.len() < MAX_DECLARED && seen.insert(r.id.clone()) {
+                        declared.push(r);
+                    }
+                }
             }
             Err(e) => eprintln!("{path}: {e}"),
         }
