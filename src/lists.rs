@@ -436,8 +436,11 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
             }
             let origin = format!("{host} robots.txt:{} Clean-param: {name}", n + 1);
             let mut rule = param_rule(&cond, &regex::escape(name), &origin)?;
-            // `--explain` and the rule file name the signal behind it.
+            // `--explain` and the rule file name the signal behind it; the scope is the host
+            // (validation tries the rule on that host's URLs only).
             rule.signals.insert("robots".into(), 1);
+            rule.scope = host.clone();
+            rule.source.host = host.clone();
             out.push(rule);
         }
     }

@@ -292,8 +292,9 @@ impl<'a> UrlIndex<'a> {
             };
             return list.map_or(&[], |v| v.as_slice());
         }
-        // Imported regexes may change any URL.
-        if r.kind == RuleKind::Regex {
+        // Imported regexes may change any URL, unless scoped to a host (a robots.txt's rules
+        // apply to its own host only: their regexes say so, and they are tried there only).
+        if r.kind == RuleKind::Regex && r.source.host.is_empty() {
             return &self.all.0;
         }
         let (all, by_first) = if r.is_global() {

@@ -218,7 +218,11 @@ fn clearurls_list_imports_validates_and_runs_the_same_in_java() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = validate_rows(&stderr(&o));
-    assert_eq!(rows.len(), 737, "one row per imported rule (six list entries repeat others)");
+    assert_eq!(
+        rows.len(),
+        737,
+        "one row per imported rule (six list entries repeat others)"
+    );
     let row = |needle: &str| {
         rows.iter()
             .find(|(_, _, p)| p.ends_with(needle))
