@@ -3,20 +3,23 @@
 //! can measure each entry on labelled URLs before it is shipped.
 //!
 //! In: the JSON text of a ClearURLs rule list (`data.min.json`: providers with a `urlPattern`,
-//! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`) or of a
+//! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`), of a
 //! Scrapy duplicate-url-discarder rule file (a list of `{processor, args, urlPattern: {include,
-//! exclude}}`). Out: a [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`] (Java regexes, so
-//! the crawler exports carry them), one per provider and parameter pattern (ClearURLs) or per
-//! entry and parameter (DUD), in list order, and the entries that have no rule, each with the
-//! reason (`completeProvider` blocks whole URLs; a `redirections` target must be URL-decoded; a
-//! DUD `normalizer` is dedust's base layer).
+//! exclude}}`), or of a robots.txt (its `Clean-param:` lines, with the URL it came from). Out: a
+//! [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`] (Java regexes: the Nutch, StormCrawler
+//! and regex-tsv exports carry them), one per provider and parameter pattern (ClearURLs), per
+//! entry and parameter (DUD) or per line and parameter (robots.txt, scoped to its host), in list
+//! order, each once, and the entries that have no rule, each with the reason
+//! (`completeProvider` blocks whole URLs; a `redirections` target must be URL-decoded; a DUD
+//! `normalizer` is dedust's base layer).
 //!
 //! Invariants: every rule compiles ([`crate::regex_rule`]); a parameter rule matches only on URLs
 //! its entry's URL pattern accepts and none of its exceptions does, matches whole parameter names
-//! (`qid` never removes `qids=`), and removes one parameter per application with its separator
-//! (`?a=1&utm_source=x&b=2` → `?a=1&b=2`, `?utm_source=x` → no `?` left): the engine's passes to a
-//! fixed point remove the others (at most [`crate::normalize::MAX_ROUNDS`] per URL). ClearURLs
-//! matches names case-insensitively, as its extension does; DUD names exactly.
+//! (`qid` never removes `qids=`), and removes a run of adjacent matching parameters per
+//! application with its separator (`?a=1&utm_source=x&b=2` → `?a=1&b=2`, `?utm_source=x` → no
+//! `?` left): the engine's passes remove later runs (at most [`crate::normalize::MAX_ROUNDS`]
+//! per URL). ClearURLs matches names case-insensitively, as its extension does; DUD and
+//! robots.txt names exactly. A robots.txt gives at most [`MAX_ROBOTS_RULES`] rules.
 
 use crate::error::{Error, Result};
 use crate::import::regex_rule;
