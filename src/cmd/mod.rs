@@ -233,7 +233,7 @@ pub fn read_clusters_counted(
             Ok(l) => {
                 bad_lines += l.skipped.len();
                 // The same file fetched over http and https gives the same rules once; a crawl
-                // gives at most MAX_DECLARED (each is validated on every URL).
+                // gives at most MAX_DECLARED (each is validated on its host's URLs).
                 for r in l.rules {
                     if declared.len() < MAX_DECLARED && seen.insert(r.id.clone()) {
                         declared.push(r);
