@@ -1,5 +1,11 @@
 //! The `dedust` binary: parses the command line and runs one subcommand (see `cli.rs`).
 
+// learn allocates many short strings (candidate outputs, tokens) from two threads; mimalloc
+// takes 15-20 % off its wall time at 1 M URLs against glibc's allocator (README, "learn at
+// scale"). The libraries leave the allocator to whoever embeds them.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cli;
 mod cmd;
 
