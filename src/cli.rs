@@ -228,10 +228,14 @@ pub struct VerifyArgs {
     /// Write the rule file without the rules whose refuted share exceeds --max-refuted (needs -o).
     #[arg(long, requires = "output")]
     pub prune: bool,
-    /// Highest share of refuted pairs a rule may have to survive --prune.
+    /// Write the rule file with the rules whose refuted share exceeds --max-refuted marked
+    /// revoked (kept as a record; normalize, the exports and merge honour it; needs -o).
+    #[arg(long, requires = "output", conflicts_with = "prune")]
+    pub revoke: bool,
+    /// Highest share of refuted pairs a rule may have to survive --prune or --revoke.
     #[arg(long, default_value_t = 0.1, value_parser = share)]
     pub max_refuted: f64,
-    /// Where --prune writes the rule file.
+    /// Where --prune or --revoke writes the rule file.
     #[arg(short, long)]
     pub output: Option<String>,
 }

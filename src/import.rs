@@ -348,6 +348,8 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
         attested: vec![],
         convention: None,
         signals: Default::default(),
+        learned: None,
+        revoked: None,
     })
 }
 

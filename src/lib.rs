@@ -57,7 +57,8 @@ pub use pipeline::{
 };
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
 pub use rules::{
-    learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Piece, Rule, RuleKind,
+    learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Learned, Piece, Revoked, Rule,
+    RuleKind,
 };
 pub use tokenize::{tokenize, Token, TokenKind, Tokens};
 pub use validate::{

@@ -17,6 +17,11 @@
 //! shard that never saw the candidate never checked it on its URLs. So merged cross-host rules
 //! are those of a single run whose every validating shard agreed (a subset of a single run's when
 //! a candidate was learned on some shards only). A file given twice counts once.
+//!
+//! Revocation ([`Rule::revoked`], written by `verify --revoke`): a rule revoked in any input is
+//! written revoked (the latest revocation), replacing its live copies, unless some input learned
+//! it after that revocation ([`Rule::learned`]; newer evidence wins). Live rules keep their
+//! newest provenance.
 
 use crate::error::{Error, Result};
 use crate::rulefile::RuleFile;
@@ -34,6 +39,20 @@ pub struct MergeReport {
     pub duplicates: usize,
     /// Conflicts: (kept id, dropped id, the matching side both had).
     pub conflicts: Vec<(String, String, String)>,
+    /// Rules written revoked: revoked in an input and not learned again after the revocation.
+    pub revoked: usize,
+}
+
+/// Whether two rules are the same but for their provenance (two runs learning one rule).
+fn same_rule(a: &Rule, b: &Rule) -> bool {
+    if a.learned == b.learned {
+        return a == b;
+    }
+    let strip = |r: &Rule| Rule {
+        learned: None,
+        ..r.clone()
+    };
+    strip(a) == strip(b)
 }
 
 /// Merge rule files (see the module docs). Files must share their base settings and validation
@@ -86,8 +105,39 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     let mut shard_except: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
+    // Revocations by id (the latest), and when each id was last learned by a live rule.
+    let mut revoked: BTreeMap<String, Rule> = BTreeMap::new();
+    let mut learned: BTreeMap<String, crate::rules::Learned> = BTreeMap::new();
+    for r in files.iter().flat_map(|f| f.rules.iter().chain(&f.evidence)) {
+        match (&r.revoked, &r.learned) {
+            (Some(v), _) => {
+                let key = |v: &crate::rules::Revoked| (v.at.clone(), v.by.clone(), v.refuted);
+                if revoked
+                    .get(&r.id)
+                    .and_then(|o| o.revoked.as_ref())
+                    .is_none_or(|o| key(o) < key(v))
+                {
+                    revoked.insert(r.id.clone(), r.clone());
+                }
+            }
+            (None, Some(l)) => {
+                // The newest; equal times by inputs, so the order of the files does not matter.
+                if learned
+                    .get(&r.id)
+                    .is_none_or(|o| (&o.at, &o.from) < (&l.at, &l.from))
+                {
+                    learned.insert(r.id.clone(), l.clone());
+                }
+            }
+            (None, None) => {}
+        }
+    }
     for f in files {
         for r in &f.rules {
+            if r.revoked.is_some() {
+                rep.rules_in += 1;
+                continue;
+            }
             if pooled && r.is_global() {
                 rep.rules_in += 1;
                 shard_except
@@ -101,7 +151,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
                 None => {
                     by_id.insert(r.id.clone(), r.clone());
                 }
-                Some(old) if old == r => rep.duplicates += 1,
+                Some(old) if same_rule(old, r) => rep.duplicates += 1,
                 Some(old) => {
                     let (keep, drop) = better(old, r);
                     rep.conflicts
@@ -166,9 +216,30 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             crate::validate::prune_attested(r);
         }
     }
+    // Each live rule carries its newest provenance. A revocation holds unless an input learned
+    // the rule again after it; a revoked rule stays in the file as the record.
+    for r in &mut rules {
+        if let Some(l) = learned.get(&r.id) {
+            r.learned = Some(l.clone());
+        }
+    }
+    for (id, rec) in revoked {
+        let at = rec.revoked.as_ref().map(|v| v.at.as_str()).unwrap_or("");
+        if learned.get(&id).is_some_and(|l| l.at.as_str() > at) {
+            continue;
+        }
+        rules.retain(|r| r.id != id);
+        rep.revoked += 1;
+        rules.push(rec);
+    }
     crate::validate::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
     out.evidence = evidence;
+    for e in &mut out.evidence {
+        if let Some(l) = learned.get(&e.id) {
+            e.learned = Some(l.clone());
+        }
+    }
     for f in &distinct {
         for (k, v) in &f.exposure {
             *out.exposure.entry(k.clone()).or_default() += v;
@@ -272,6 +343,73 @@ mod tests {
         assert_eq!(rep.duplicates, a.rules.len());
         assert_eq!(ab.rules.len(), a.rules.len() + b.rules.len());
         assert!(rep.conflicts.is_empty());
+    }
+
+    /// Revocation: a rule revoked in any input is written revoked (replacing live copies learned
+    /// before the revocation, whatever the order of the files), unless an input learned it after;
+    /// a live rule keeps its newest provenance, and the same rule from two runs is no conflict.
+    #[test]
+    fn revocations_hold_unless_the_rule_was_learned_again_after() {
+        let base = learned(&[("1", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"])]);
+        let stamp = |at: &str, from: &str| {
+            let mut f = base.clone();
+            f.stamp_learned(at, &[from.to_string()]);
+            f
+        };
+        let revoke = |mut f: RuleFile, at: &str| {
+            for r in &mut f.rules {
+                r.revoked = Some(crate::rules::Revoked {
+                    at: at.into(),
+                    by: "later.warc.gz".into(),
+                    pairs: 5,
+                    refuted: 4,
+                });
+            }
+            f
+        };
+        let (d1, d2, d3) = (
+            "2026-01-01T00:00:00Z",
+            "2026-02-01T00:00:00Z",
+            "2026-03-01T00:00:00Z",
+        );
+        // (inputs, revoked in the output, `learned.at` of every output rule)
+        let cases: Vec<(Vec<RuleFile>, bool, &str)> = vec![
+            (vec![stamp(d1, "a.tsv"), stamp(d2, "b.tsv")], false, d2),
+            (
+                vec![stamp(d1, "a.tsv"), revoke(stamp(d1, "a.tsv"), d2)],
+                true,
+                d1,
+            ),
+            (
+                vec![revoke(stamp(d1, "a.tsv"), d2), stamp(d1, "a.tsv")],
+                true,
+                d1,
+            ),
+            (
+                vec![revoke(stamp(d1, "a.tsv"), d2), stamp(d3, "c.tsv")],
+                false,
+                d3,
+            ),
+            (
+                vec![stamp(d3, "c.tsv"), revoke(stamp(d1, "a.tsv"), d2)],
+                false,
+                d3,
+            ),
+        ];
+        for (i, (files, want_revoked, want_at)) in cases.into_iter().enumerate() {
+            let (m, rep) = merge(&files, &[]).unwrap();
+            assert_eq!(m.rules.len(), base.rules.len(), "case {i}");
+            assert!(rep.conflicts.is_empty(), "case {i}: {:?}", rep.conflicts);
+            for r in &m.rules {
+                assert_eq!(r.revoked.is_some(), want_revoked, "case {i}: {}", r.pattern);
+                assert_eq!(r.learned.as_ref().unwrap().at, want_at, "case {i}");
+            }
+            assert_eq!(rep.revoked, if want_revoked { m.rules.len() } else { 0 });
+            assert_eq!(
+                m.live_rules().count(),
+                if want_revoked { 0 } else { m.rules.len() }
+            );
+        }
     }
 
     /// A suffix convention learned on one shard is kept by the pooled merge only when every

@@ -125,6 +125,29 @@ impl RuleFile {
         }
     }
 
+    /// Record on every rule and evidence entry that it was learned `at` (RFC 3339, see
+    /// [`rfc3339`]) from the inputs `from`.
+    ///
+    /// ```
+    /// let mut f = dedust::RuleFile::new(vec![], Default::default(), None);
+    /// f.stamp_learned("2026-11-24T00:00:00Z", &["crawl.warc.gz".to_string()]);
+    /// assert!(f.rules.is_empty());
+    /// ```
+    pub fn stamp_learned(&mut self, at: &str, from: &[String]) {
+        let learned = crate::rules::Learned {
+            at: at.to_string(),
+            from: from.to_vec(),
+        };
+        for r in self.rules.iter_mut().chain(self.evidence.iter_mut()) {
+            r.learned = Some(learned.clone());
+        }
+    }
+
+    /// The rules that apply: every rule but the revoked ones ([`Rule::revoked`]), in order.
+    pub fn live_rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().filter(|r| r.revoked.is_none())
+    }
+
     /// Pretty JSON with a final newline.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("rule file serializes");
@@ -202,6 +225,36 @@ impl RuleFile {
         })?;
         RuleFile::parse(&text, path)
     }
+}
+
+/// `secs` since the Unix epoch as an RFC 3339 UTC time with seconds (`1970-01-01T00:00:00Z`):
+/// the form of [`crate::rules::Learned::at`] and [`crate::rules::Revoked::at`], which compare
+/// as strings in time order (years 0–9999).
+///
+/// ```
+/// assert_eq!(dedust::rulefile::rfc3339(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(dedust::rulefile::rfc3339(1_795_984_260), "2026-11-29T20:31:00Z");
+/// assert_eq!(dedust::rulefile::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+/// ```
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]

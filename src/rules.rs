@@ -328,6 +328,39 @@ pub struct Rule {
     /// Empty for clusters given as such (a TSV of duplicate clusters).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub signals: BTreeMap<String, usize>,
+    /// When and from what the rule was learned (`learn` and `import` write it; `merge` keeps the
+    /// newest). Absent in files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned: Option<Learned>,
+    /// Set when the content of a later crawl refuted the rule (`verify --revoke`). A revoked rule
+    /// stays in the file as a record; `normalize`, the exports, `evaluate`, `validate` and
+    /// `verify` leave it out, and `merge` keeps it revoked unless an input learned it again
+    /// after the revocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked: Option<Revoked>,
+}
+
+/// Provenance of a rule: when and from what it was learned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Learned {
+    /// UTC time, RFC 3339 (`2026-11-24T20:31:00Z`): the run's clock, or `SOURCE_DATE_EPOCH`
+    /// when set (reproducible files).
+    pub at: String,
+    /// The inputs, as named on the command line (`-` for stdin).
+    pub from: Vec<String>,
+}
+
+/// A revocation: the content of a later crawl refuted the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revoked {
+    /// UTC time, RFC 3339, as [`Learned::at`].
+    pub at: String,
+    /// The pages that refuted it, as named on the command line.
+    pub by: String,
+    /// Crawled page pairs the rule merged.
+    pub pairs: usize,
+    /// Of those, the pairs whose content differs.
+    pub refuted: usize,
 }
 
 /// The signals a cluster may come from, by its id's prefix (`redirect:http://h/old`): a payload
@@ -385,6 +418,8 @@ impl Rule {
             attested: vec![],
             convention: None,
             signals: BTreeMap::new(),
+            learned: None,
+            revoked: None,
         };
         crate::render::describe(&mut rule);
         rule

@@ -1,5 +1,5 @@
 //! `dedust verify`: content confirms the forum rules' merges; a rule that merges different
-//! threads is refuted and `--prune` removes it.
+//! threads is refuted, `--prune` removes it and `--revoke` marks it revoked.
 
 mod common;
 use common::*;
@@ -86,6 +86,128 @@ fn forum_rules_confirmed_and_a_wrong_rule_pruned() {
     assert_eq!(after, before - refuted_rules.len(), "{}", stderr(&o));
 }
 
+/// Revocation end to end: `verify --revoke` marks the rule that merges different threads
+/// (when, by which pages, the counts) and keeps the others; `normalize` leaves the revoked rule
+/// out; `merge` keeps it revoked against the older learning run and lets a later one win.
+#[test]
+fn refuted_rules_are_revoked_and_merge_honours_it() {
+    let (Some(pages), Some(clusters)) = (
+        shared("ubuntuforums/pages.jsonl.gz"),
+        shared("ubuntuforums/clusters.tsv"),
+    ) else {
+        return;
+    };
+    let t = TempDir::new("verify-revoke");
+    let text = std::fs::read_to_string(&clusters).unwrap();
+    let threads: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1))
+        .filter(|u| u.starts_with("https://ubuntuforums.org/showthread.php?t=") && !u.contains('&'))
+        .take(40)
+        .collect();
+    let mut fake = String::from("cluster\turl\n");
+    for (k, pair) in threads.chunks(2).enumerate() {
+        for u in pair {
+            fake.push_str(&format!("fake{k}\t{u}\n"));
+        }
+    }
+    let fake = t.write("fake.tsv", fake.as_bytes());
+    let day = 86_400;
+    let learn_at = |epoch: u64, out: &str| {
+        let o = dedust_at(
+            epoch,
+            &["learn", &fake, "--no-validate", "-q", "-o", out],
+            b"",
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let (old, newer) = (t.path("old.json"), t.path("newer.json"));
+    learn_at(TEST_EPOCH, &old);
+    learn_at(TEST_EPOCH + 2 * day, &newer);
+    let revoked = t.path("revoked.json");
+    let o = dedust_at(
+        TEST_EPOCH + day,
+        &[
+            "verify",
+            "-r",
+            &old,
+            "--pages",
+            &pages,
+            "--revoke",
+            "--max-refuted",
+            "0.2",
+            "-o",
+            &revoked,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = dedust::RuleFile::read(&old).unwrap();
+    let after = dedust::RuleFile::read(&revoked).unwrap();
+    assert_eq!(
+        after.rules.len(),
+        before.rules.len(),
+        "revoked rules stay as a record"
+    );
+    let gone: Vec<&dedust::Rule> = after.rules.iter().filter(|r| r.revoked.is_some()).collect();
+    assert!(
+        !gone.is_empty(),
+        "the wrong rule is revoked: {}",
+        stderr(&o)
+    );
+    for r in &gone {
+        let v = r.revoked.as_ref().unwrap();
+        assert_eq!(v.at, "2026-11-25T00:00:00Z");
+        assert_eq!(v.by, pages);
+        assert!(v.refuted * 5 > v.pairs, "{v:?}");
+        assert_eq!(r.learned.as_ref().unwrap().at, "2026-11-24T00:00:00Z");
+        assert_eq!(r.learned.as_ref().unwrap().from, vec![fake.clone()]);
+    }
+    // normalize leaves it out: two threads it merged stay apart.
+    let pair = [threads[0], threads[1]];
+    let with = |rules: &str| {
+        let o = dedust(&["normalize", "-r", rules], pair.join("\n").as_bytes());
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    let (merged, _) = with(&old);
+    let (apart, note) = with(&revoked);
+    assert_eq!(
+        merged
+            .lines()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        1,
+        "{merged}"
+    );
+    assert_eq!(apart.lines().collect::<Vec<_>>(), pair, "{note}");
+    assert!(note.contains("revoked rules left out"), "{note}");
+    // merge: revoked against the run it came from, live again after a later run learned it.
+    let ids: Vec<&str> = gone.iter().map(|r| r.id.as_str()).collect();
+    let merged_state = |files: &[&str]| -> Vec<bool> {
+        let out = t.path("merged.json");
+        let mut args = vec!["merge"];
+        args.extend_from_slice(files);
+        args.extend_from_slice(&["-o", &out]);
+        let o = dedust(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let m = dedust::RuleFile::read(&out).unwrap();
+        ids.iter()
+            .map(|id| {
+                m.rules
+                    .iter()
+                    .find(|r| r.id == *id)
+                    .unwrap()
+                    .revoked
+                    .is_some()
+            })
+            .collect()
+    };
+    assert!(merged_state(&[&old, &revoked]).iter().all(|&x| x));
+    assert!(merged_state(&[&revoked, &old]).iter().all(|&x| x));
+    assert!(merged_state(&[&revoked, &newer]).iter().all(|&x| !x));
+}
+
 #[test]
 fn usage_errors() {
     let o = dedust(
@@ -100,6 +222,35 @@ fn usage_errors() {
         b"",
     );
     assert_eq!(o.status.code(), Some(2), "--prune needs -o");
+    let v = |extra: &[&str]| {
+        let mut args = vec!["verify", "-r", "rules/demo.json", "--pages", "x.jsonl"];
+        args.extend_from_slice(extra);
+        dedust(&args, b"").status.code()
+    };
+    assert_eq!(v(&["--revoke"]), Some(2), "--revoke needs -o");
+    assert_eq!(
+        v(&["--revoke", "--prune", "-o", "y.json"]),
+        Some(2),
+        "one or the other"
+    );
+    let o = dedust_at(0, &["learn", "datasets/demo/clusters.tsv", "-q"], b"");
+    let f = dedust::RuleFile::parse(&stdout(&o), "stdout").unwrap();
+    assert!(f
+        .rules
+        .iter()
+        .all(|r| r.learned.as_ref().unwrap().at == "1970-01-01T00:00:00Z"));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dedust"));
+    let o = cmd
+        .args(["learn", "datasets/demo/clusters.tsv", "-q"])
+        .env("SOURCE_DATE_EPOCH", "yesterday")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a bad SOURCE_DATE_EPOCH is an error"
+    );
+    assert!(stderr(&o).contains("SOURCE_DATE_EPOCH"), "{}", stderr(&o));
     let o = dedust(
         &[
             "verify",

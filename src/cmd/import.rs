@@ -25,7 +25,8 @@ pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
     for (entry, why) in &list.skipped {
         eprintln!("import: skipped {entry}: {why}");
     }
-    let f = dedust::RuleFile::new(list.rules, Default::default(), None);
+    let mut f = dedust::RuleFile::new(list.rules, Default::default(), None);
+    f.stamp_learned(&super::stamp_time()?, std::slice::from_ref(&a.input));
     super::write_out(a.output.as_deref(), &f.to_json())?;
     eprintln!(
         "import: {n} rules from {} ({} entries skipped)",

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
+    let at = super::stamp_time()?;
     crate::cli::threads(a.threads);
     let t0 = Instant::now();
     let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
@@ -79,6 +80,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             );
         }
     }
+    let mut out = out;
+    out.file.stamp_learned(&at, std::slice::from_ref(&a.input));
     super::write_out(a.output.as_deref(), &out.file.to_json())?;
     if let Some(p) = &a.explain {
         let kept: std::collections::HashSet<&str> =

@@ -254,6 +254,21 @@ pub fn read_clusters_counted(
     Ok((clusters, rep.skipped, declared))
 }
 
+/// The time rule files record (`learned`, `revoked`), RFC 3339 UTC: `SOURCE_DATE_EPOCH` (seconds)
+/// when set, so a run can write the same file twice (the reproducible-builds convention), else
+/// the clock.
+pub fn stamp_time() -> anyhow::Result<String> {
+    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) => v.trim().parse::<u64>().map_err(|_| {
+            anyhow::anyhow!("SOURCE_DATE_EPOCH must be seconds since 1970 (got {v:?})")
+        })?,
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    };
+    Ok(dedust::rulefile::rfc3339(secs))
+}
+
 /// Load and concatenate rule files (in the order given).
 pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
     Ok(load_rule_files(paths)?.0)
@@ -278,7 +293,11 @@ pub fn load_rule_files(
             }
             Some(_) => {}
         }
-        rules.extend(f.rules);
+        let revoked = f.rules.len() - f.live_rules().count();
+        if revoked > 0 {
+            eprintln!("{p}: {revoked} revoked rules left out (verify --revoke)");
+        }
+        rules.extend(f.rules.into_iter().filter(|r| r.revoked.is_none()));
     }
     Ok((rules, base.unwrap_or_default()))
 }

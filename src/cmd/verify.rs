@@ -1,5 +1,6 @@
 //! `dedust verify`: per rule, the page pairs it merges that content confirms or refutes
-//! (TSV on stdout); `--prune -o R2` writes the rules that survive.
+//! (TSV on stdout); `--prune -o R2` writes the rules that survive, `--revoke -o R2` every rule
+//! with the refuted ones marked revoked (when, by which pages, how many pairs).
 
 use crate::cli::VerifyArgs;
 use anyhow::anyhow;
@@ -46,6 +47,13 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
             "verify: pruned {removed} rules with a refuted share over {}",
             a.max_refuted
         );
+    } else if a.revoke {
+        let n = revoke(&a, &rules, &checks)?;
+        super::write_out(None, &report)?;
+        eprintln!(
+            "verify: revoked {n} rules with a refuted share over {}",
+            a.max_refuted
+        );
     } else {
         super::write_out(a.output.as_deref(), &report)?;
     }
@@ -60,4 +68,47 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
         opts.threshold
     );
     Ok(0)
+}
+
+/// Write the rule files' rules to `-o`, those `checks` refute marked revoked; rules revoked
+/// before stay as they were. One input keeps its other fields (thresholds, evidence); several
+/// are concatenated. Returns how many rules this run revoked.
+fn revoke(
+    a: &VerifyArgs,
+    live: &[dedust::Rule],
+    checks: &[dedust::verify::RuleCheck],
+) -> anyhow::Result<usize> {
+    let at = super::stamp_time()?;
+    let refuted: std::collections::HashMap<&str, &dedust::verify::RuleCheck> = live
+        .iter()
+        .zip(checks)
+        .filter(|(_, c)| c.pairs > 0 && c.refuted_share() > a.max_refuted)
+        .map(|(r, c)| (r.id.as_str(), c))
+        .collect();
+    let mut files = a
+        .rules
+        .iter()
+        .map(|p| dedust::RuleFile::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut n = 0;
+    for r in files.iter_mut().flat_map(|f| f.rules.iter_mut()) {
+        if let (None, Some(c)) = (&r.revoked, refuted.get(r.id.as_str())) {
+            r.revoked = Some(dedust::rules::Revoked {
+                at: at.clone(),
+                by: a.pages.clone(),
+                pairs: c.pairs,
+                refuted: c.refuted,
+            });
+            n += 1;
+        }
+    }
+    let file = if files.len() == 1 {
+        files.remove(0)
+    } else {
+        let base = files[0].base;
+        let rules = files.into_iter().flat_map(|f| f.rules).collect();
+        dedust::RuleFile::new(rules, base, None)
+    };
+    super::write_out(a.output.as_deref(), &file.to_json())?;
+    Ok(n)
 }

@@ -30,10 +30,22 @@ impl Drop for TempDir {
     }
 }
 
-/// Run `dedust ARGS` with `stdin`.
+/// The time the tests' rule files record (`SOURCE_DATE_EPOCH`: 2026-11-24T00:00:00Z), so two
+/// runs write the same file whatever the clock says between them.
+pub const TEST_EPOCH: u64 = 1_795_478_400;
+
+/// Run `dedust ARGS` with `stdin` (at [`TEST_EPOCH`]).
 pub fn dedust(args: &[&str], stdin: &[u8]) -> Output {
+    dedust_at(TEST_EPOCH, args, stdin)
+}
+
+/// [`dedust`] with `SOURCE_DATE_EPOCH` = `epoch`: the time `learn`, `import` and `verify
+/// --revoke` record.
+pub fn dedust_at(epoch: u64, args: &[&str], stdin: &[u8]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dedust"));
-    cmd.args(args).stderr(Stdio::piped());
+    cmd.args(args)
+        .env("SOURCE_DATE_EPOCH", epoch.to_string())
+        .stderr(Stdio::piped());
     run_with_stdin(cmd, stdin)
 }
 
