@@ -6,26 +6,47 @@
 
 use std::fmt;
 
-/// Everything that can go wrong in the library.
+/// Everything that can go wrong in the library. New variants may come in a minor release.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// An I/O error while reading or writing `path`.
     Io {
+        /// The file.
         path: String,
+        /// What the system said.
         source: std::io::Error,
     },
     /// The input held no usable record at all.
-    EmptyInput { path: String, skipped: usize },
+    EmptyInput {
+        /// The input.
+        path: String,
+        /// Malformed lines skipped.
+        skipped: usize,
+    },
     /// A header or format problem that makes the whole input unreadable.
     Format {
+        /// The input.
         path: String,
+        /// 1-based line (0 when the problem is not on one line).
         line: usize,
+        /// What is wrong.
         message: String,
     },
     /// A rule file that cannot be used.
-    RuleFile { path: String, message: String },
+    RuleFile {
+        /// The rule file (or the rule's origin).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A URL that the base layer cannot parse.
-    BadUrl { url: String, message: String },
+    BadUrl {
+        /// The URL.
+        url: String,
+        /// Why the base layer refused it.
+        message: String,
+    },
 }
 
 impl fmt::Display for Error {

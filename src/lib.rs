@@ -2,13 +2,21 @@
 //!
 //! In: clusters of URLs known to carry the same content. Out: rewrite rules that map every URL of
 //! such a cluster to one canonical URL and generalize to URLs never seen, plus the engine that
-//! applies them. The pipeline, one module per stage:
+//! applies them.
 //!
-//! [`base`] → [`tokenize`] → [`align`] → [`consensus`] → [`rules`] → [`validate`] →
-//! [`normalize`]; [`input`] reads cluster files, [`metrics`] measures a canonicalization,
-//! [`rulefile`] is the JSON rule file, [`pipeline`] runs the whole `learn` job, [`synth`]
-//! generates synthetic data with ground truth and [`site`] gives a host's registrable domain
-//! (the unit of cross-host evidence and of `--split host`).
+//! **Engine (core; knows nothing of learning, content or the CLI):** [`model`] (the rule record),
+//! [`url_parts`] (URL splitting), [`mod@base`] (base normalization), [`normalize`] (the engine,
+//! [`Normalizer`]), [`javaregex`] (imported Java regexes), [`render`] (readable notation and regex
+//! form), [`rulefile`] (the JSON rule file), [`judge`] (thresholds, verdicts, application order),
+//! [`tier`] (cross-host rule helpers), [`merge`](mod@merge), [`site`] (registrable domains),
+//! [`hash`], [`error`]. None of them imports a module outside this list (`.ci/run` checks it).
+//!
+//! **Learning, one module per stage:** [`input`] reads cluster files → [`tokenize`](mod@tokenize)
+//! → [`align`](mod@align) → [`consensus`](mod@consensus) → [`rules`] (candidates) →
+//! [`generalize`] → [`validate`]; [`pipeline`] runs the whole `learn` job, [`metrics`](mod@metrics)
+//! measures a canonicalization, [`synth`] generates synthetic data with ground truth.
+//! **Interop:** [`export`](mod@export), [`import`], [`lists`]. **Content:** [`pages`], [`tdw`],
+//! [`similarity`], [`cluster`](mod@cluster), [`verify`](mod@verify), [`warc`].
 //!
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
@@ -20,11 +28,15 @@ pub mod consensus;
 pub mod error;
 pub mod export;
 pub mod generalize;
+pub mod hash;
 pub mod import;
 pub mod input;
+pub mod javaregex;
+pub mod judge;
 pub mod lists;
 pub mod merge;
 pub mod metrics;
+pub mod model;
 pub mod normalize;
 pub mod pages;
 pub mod pipeline;
@@ -36,7 +48,9 @@ pub mod similarity;
 pub mod site;
 pub mod synth;
 pub mod tdw;
+pub mod tier;
 pub mod tokenize;
+pub mod url_parts;
 pub mod validate;
 pub mod verify;
 pub mod warc;

@@ -6,7 +6,7 @@
 //! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`), of a
 //! Scrapy duplicate-url-discarder rule file (a list of `{processor, args, urlPattern: {include,
 //! exclude}}`), or of a robots.txt (its `Clean-param:` lines, with the URL it came from). Out: a
-//! [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`] (Java regexes: the Nutch, StormCrawler
+//! [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`](crate::rules::RuleKind::Regex) (Java regexes: the Nutch, StormCrawler
 //! and regex-tsv exports carry them), one per provider and parameter pattern (ClearURLs), per
 //! entry and parameter (DUD) or per line and parameter (robots.txt, scoped to its host), in list
 //! order, each once, and the entries that have no rule, each with the reason

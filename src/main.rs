@@ -9,6 +9,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli;
 mod cmd;
 
-fn main() {
-    std::process::exit(cli::run());
+fn main() -> std::process::ExitCode {
+    // Exit codes are small (0-3, README "Exit codes").
+    std::process::ExitCode::from(u8::try_from(cli::run()).unwrap_or(1))
 }

@@ -5,7 +5,7 @@
 //! shards hold whole connected groups of hosts (every cluster, and every host a cluster touches,
 //! in one shard), it is byte for byte the file `learn` writes from all the data at once, because
 //! learning and validation never look across such groups and the application order
-//! ([`crate::validate::order`]: specificity, score, id) is a total order. Rules that appear in
+//! ([`crate::judge::order`]: specificity, score, id) is a total order. Rules that appear in
 //! several inputs are kept once; two different rules with the same matching side are a conflict:
 //! the better one (score, then id, as validation decides) is kept and the other reported.
 //!
@@ -24,8 +24,8 @@
 //! newest provenance.
 
 use crate::error::{Error, Result};
+use crate::model::Rule;
 use crate::rulefile::RuleFile;
-use crate::rules::Rule;
 use std::collections::BTreeMap;
 
 /// What [`merge`] did.
@@ -107,11 +107,11 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
     // Revocations by id (the latest), and when each id was last learned by a live rule.
     let mut revoked: BTreeMap<String, Rule> = BTreeMap::new();
-    let mut learned: BTreeMap<String, crate::rules::Learned> = BTreeMap::new();
+    let mut learned: BTreeMap<String, crate::model::Learned> = BTreeMap::new();
     for r in files.iter().flat_map(|f| f.rules.iter().chain(&f.evidence)) {
         match (&r.revoked, &r.learned) {
             (Some(v), _) => {
-                let key = |v: &crate::rules::Revoked| (v.at.clone(), v.by.clone(), v.refuted);
+                let key = |v: &crate::model::Revoked| (v.at.clone(), v.by.clone(), v.refuted);
                 if revoked
                     .get(&r.id)
                     .and_then(|o| o.revoked.as_ref())
@@ -188,7 +188,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         // without the `suffix` key (written before suffix conventions, or with no URL ending in
         // a word) counts as exposed to every suffix convention: it must have validated it.
         let checked_everywhere = |e: &Rule| {
-            let key = crate::validate::exposure_key(e);
+            let key = crate::tier::exposure_key(e);
             distinct.iter().all(|f| {
                 let exposed = key.as_ref().is_none_or(|k| match f.exposure.get(k) {
                     Some(&n) => n > 0,
@@ -198,7 +198,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             })
         };
         for e in &evidence {
-            if crate::validate::verdict(e, &opts, None) == crate::validate::Verdict::Keep
+            if crate::judge::verdict(e, &opts, None) == crate::judge::Verdict::Keep
                 && checked_everywhere(e)
             {
                 let mut r = e.clone();
@@ -211,9 +211,9 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
                 rules.push(r);
             }
         }
-        rules = crate::validate::cross_host_after_hosts(rules);
+        rules = crate::tier::cross_host_after_hosts(rules);
         for r in rules.iter_mut().filter(|r| r.is_global()) {
-            crate::validate::prune_attested(r);
+            crate::tier::prune_attested(r);
         }
     }
     // Each live rule carries its newest provenance. A revocation holds unless an input learned
@@ -232,7 +232,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         rep.revoked += 1;
         rules.push(rec);
     }
-    crate::validate::order(&mut rules);
+    crate::judge::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
     out.evidence = evidence;
     for e in &mut out.evidence {
@@ -290,8 +290,8 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
             r.sites = Some(r.supporting.len());
             r.attested.sort_unstable();
             r.attested.dedup();
-            crate::validate::prune_attested(&mut r);
-            r.fpr = Some(crate::validate::rounded_fpr(
+            crate::tier::prune_attested(&mut r);
+            r.fpr = Some(crate::judge::rounded_fpr(
                 r.support.unwrap_or(0),
                 r.fp.unwrap_or(0),
             ));
@@ -303,8 +303,8 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
 /// (better, worse) by validation's score, then id, then the whole rule's JSON: a total order,
 /// so two files holding different rules under one id merge the same in either order.
 fn better<'a>(a: &'a Rule, b: &'a Rule) -> (&'a Rule, &'a Rule) {
-    let sa = crate::validate::score(a);
-    let sb = crate::validate::score(b);
+    let sa = crate::judge::score(a);
+    let sb = crate::judge::score(b);
     let whole = |r: &Rule| serde_json::to_string(r).expect("serializes");
     let a_first = sa > sb || (sa == sb && (a.id < b.id || (a.id == b.id && whole(a) <= whole(b))));
     if a_first {

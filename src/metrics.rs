@@ -228,7 +228,7 @@ pub fn compare_seen(
     base: &crate::BaseOptions,
     seen: &[crate::Cluster],
 ) -> Comparison {
-    let label = |c: &crate::Cluster| crate::render::fnv(&c.id) as usize;
+    let label = |c: &crate::Cluster| c.label();
     let raw: Vec<(String, usize)> = test
         .iter()
         .flat_map(|c| c.urls.iter().map(move |u| (u.clone(), label(c))))

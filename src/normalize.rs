@@ -19,9 +19,9 @@
 //! (scope `*`) matches every host but those in its `except` list.
 
 use crate::base::{base_normalize, BaseError, BaseOptions};
-use crate::import::JavaRegex;
-use crate::rules::{CapType, Piece, Rule, RuleKind, SegOut, ValOut, ValPat};
-use crate::tokenize::split_url;
+use crate::javaregex::JavaRegex;
+use crate::model::{CapType, Piece, Rule, RuleKind, SegOut, ValOut, ValPat};
+use crate::url_parts::split_url;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -137,7 +137,7 @@ struct GlobalRules {
 impl GlobalRules {
     /// File rule `i` under the feature it needs.
     fn add(&mut self, i: usize, r: &Rule) {
-        use crate::rules::Convention as C;
+        use crate::model::Convention as C;
         let list = match (&r.convention, r.kind) {
             (_, RuleKind::Regex) => &mut self.any,
             (Some(C::Https), _) => &mut self.http,
@@ -162,7 +162,7 @@ impl GlobalRules {
     /// # Complexity
     /// One lookup per query parameter, two for the last path segment and one for the first, then
     /// a sort of the (few) rules found.
-    fn for_url(&self, p: Option<&crate::tokenize::UrlParts<'_>>, out: &mut Vec<usize>) {
+    fn for_url(&self, p: Option<&crate::url_parts::UrlParts<'_>>, out: &mut Vec<usize>) {
         out.clear();
         out.extend_from_slice(&self.any);
         let Some(p) = p else { return };
@@ -533,7 +533,7 @@ impl Normalizer {
         &self,
         i: usize,
         url: &str,
-        p: Option<&crate::tokenize::UrlParts<'_>>,
+        p: Option<&crate::url_parts::UrlParts<'_>>,
     ) -> Option<String> {
         match &self.java[i] {
             Some(re) => {
@@ -849,7 +849,7 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
 }
 
 /// [`apply_rule`] on a URL already split (the engine splits once per URL, not once per rule).
-fn apply_parts(rule: &Rule, url: &str, p: &crate::tokenize::UrlParts<'_>) -> Option<String> {
+fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Option<String> {
     let p = *p;
     let s = &rule.source;
     // Cross-host rules check their exceptions (a registrable-domain lookup) only once they match.
@@ -1063,10 +1063,10 @@ fn concat(parts: &[&str]) -> String {
 /// Apply a URL convention to a URL without port, user info or fragment; `None` when it does not
 /// change the URL.
 fn apply_convention(
-    c: &crate::rules::Convention,
-    p: &crate::tokenize::UrlParts<'_>,
+    c: &crate::model::Convention,
+    p: &crate::url_parts::UrlParts<'_>,
 ) -> Option<String> {
-    use crate::rules::Convention as C;
+    use crate::model::Convention as C;
     // The output is built only once the convention applies.
     let (mark, query) = p.query.map_or(("", ""), |q| ("?", q));
     let (scheme, host, path) = (p.scheme, p.host, p.path);

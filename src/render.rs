@@ -25,7 +25,7 @@
 //! inserts new parameters among kept unknown ones (`&{rest}` with a literal or moved value), or
 //! drop several parameters while keeping the rest, carry `regex: null`.
 
-use crate::rules::{Piece, Rule, SegOut, ValOut, ValPat};
+use crate::model::{Piece, Rule, SegOut, ValOut, ValPat};
 
 fn pieces_text(p: &[Piece], name: Option<&str>) -> String {
     let mut s = String::new();
@@ -72,14 +72,14 @@ fn pieces_regex(p: &[Piece], delim: &str) -> String {
 
 /// Readable pattern and target of a URL convention.
 /// On host `h` (`*` for every host; for `StripWww`, a host that starts with `www.`).
-fn convention_text(c: &crate::rules::Convention, h: &str) -> (String, String) {
-    use crate::rules::Convention as C;
+fn convention_text(c: &crate::model::Convention, h: &str) -> (String, String) {
+    use crate::model::Convention as C;
     match c {
         C::Https => (
             format!("http://{h}{{/path}}{{?query}}"),
             format!("https://{h}{{/path}}{{?query}}"),
         ),
-        C::StripWww if h == crate::rules::ANY_HOST => (
+        C::StripWww if h == crate::model::ANY_HOST => (
             "*://www.*{/path}{?query}".into(),
             "*://*{/path}{?query}".into(),
         ),
@@ -113,7 +113,7 @@ pub fn describe(rule: &mut Rule) {
         rule.replacement = None;
         rule.id = format!(
             "r{:016x}",
-            fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
+            crate::hash::fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
         );
         return;
     }
@@ -206,7 +206,7 @@ pub fn describe(rule: &mut Rule) {
     rule.replacement = rep;
     rule.id = format!(
         "r{:016x}",
-        fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
+        crate::hash::fnv(&format!("{}\u{0}{}", rule.pattern, rule.target))
     );
 }
 
@@ -218,32 +218,6 @@ fn push_query(out: &mut String, q: &[String]) {
         }
         out.push(if i == 0 { '?' } else { '&' });
         out.push_str(t);
-    }
-}
-
-/// 64-bit FNV-1a.
-pub(crate) fn fnv(s: &str) -> u64 {
-    let mut h = Fnv::new();
-    h.write(s.as_bytes());
-    h.finish()
-}
-
-/// FNV-1a over bytes given in pieces (a stream hashed chunk by chunk).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    pub(crate) fn new() -> Fnv {
-        Fnv(0xcbf29ce484222325)
-    }
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
     }
 }
 
@@ -473,8 +447,8 @@ fn alternation<'a>(hosts: impl IntoIterator<Item = &'a str>) -> String {
 /// Regex and replacement of a URL convention on `hosts` (mirrors the engine's
 /// `apply_convention`; rules never apply to URLs with a port, user info or fragment, and the
 /// regexes cannot match those either).
-fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(String, String)> {
-    use crate::rules::Convention as C;
+fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(String, String)> {
+    use crate::model::Convention as C;
     let q = "((?:\\?[^#]*)?)";
     Some(match c {
         C::Https => (
@@ -519,7 +493,7 @@ fn convention_regex(c: &crate::rules::Convention, hosts: &[String]) -> Option<(S
         ),
         // `/dir/WORD/` → `/dir/` and `/dir/WORD` → `/dir`; `dir` is never empty.
         C::Suffix(name) => {
-            if !crate::rules::suffix_like(name) || name.contains(['/', '?', '#']) {
+            if !crate::model::suffix_like(name) || name.contains(['/', '?', '#']) {
                 return None;
             }
             (

@@ -5,7 +5,7 @@
 //! serialization is deterministic (struct field order, rules in application order).
 
 use crate::error::{Error, Result};
-use crate::rules::Rule;
+use crate::model::Rule;
 use serde::{Deserialize, Serialize};
 
 /// Current rule-file version.
@@ -43,7 +43,7 @@ pub struct RuleFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Rule>,
     /// How many validation URLs a cross-host candidate of each kind could touch
-    /// ([`crate::validate::exposure_key`]: a parameter name, or a URL convention). `merge` keeps a
+    /// ([`crate::tier::exposure_key`]: a parameter name, or a URL convention). `merge` keeps a
     /// pooled cross-host rule only when every input exposed to it validated it, so a shard's URLs
     /// are never rewritten by a rule nobody checked on them.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -73,8 +73,8 @@ pub struct ValidationSettings {
 
 impl ValidationSettings {
     /// The thresholds these settings record.
-    pub fn options(&self) -> crate::validate::ValidateOptions {
-        crate::validate::ValidateOptions {
+    pub fn options(&self) -> crate::judge::ValidateOptions {
+        crate::judge::ValidateOptions {
             min_support: self.min_support,
             max_fpr: self.max_fpr,
             min_sites: self.min_sites,
@@ -85,8 +85,8 @@ impl ValidationSettings {
     }
 }
 
-impl From<&crate::validate::ValidateOptions> for ValidationSettings {
-    fn from(o: &crate::validate::ValidateOptions) -> Self {
+impl From<&crate::judge::ValidateOptions> for ValidationSettings {
+    fn from(o: &crate::judge::ValidateOptions) -> Self {
         ValidationSettings {
             min_support: o.min_support,
             max_fpr: o.max_fpr,
@@ -99,11 +99,11 @@ impl From<&crate::validate::ValidateOptions> for ValidationSettings {
 }
 
 fn default_min_sites() -> usize {
-    crate::validate::ValidateOptions::default().min_sites
+    crate::judge::ValidateOptions::default().min_sites
 }
 
 fn default_min_collapse() -> usize {
-    crate::validate::ValidateOptions::default().min_collapse
+    crate::judge::ValidateOptions::default().min_collapse
 }
 
 impl RuleFile {
@@ -134,7 +134,7 @@ impl RuleFile {
     /// assert!(f.rules.is_empty());
     /// ```
     pub fn stamp_learned(&mut self, at: &str, from: &[String]) {
-        let learned = crate::rules::Learned {
+        let learned = crate::model::Learned {
             at: at.to_string(),
             from: from.to_vec(),
         };
@@ -206,8 +206,8 @@ impl RuleFile {
         }
         // Imported regex rules must compile here, not fail silently later.
         for (i, r) in f.rules.iter().enumerate() {
-            if r.kind == crate::rules::RuleKind::Regex {
-                crate::import::JavaRegex::new(
+            if r.kind == crate::model::RuleKind::Regex {
+                crate::javaregex::JavaRegex::new(
                     r.regex.as_deref().unwrap_or(""),
                     r.replacement.as_deref().unwrap_or(""),
                 )

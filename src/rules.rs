@@ -41,213 +41,10 @@ use crate::base::{base_normalize, BaseOptions};
 use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The type of a capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CapType {
-    /// `[0-9]+`
-    Int,
-    /// `[0-9a-fA-F]+` (values of 8 characters or more)
-    Hex,
-    /// `[A-Za-z]+`
-    Alpha,
-    /// `[A-Za-z0-9]+`
-    Alnum,
-    /// anything within the unit, possibly empty
-    Any,
-}
-
-impl CapType {
-    /// The regex (shared subset of Rust `regex` and `java.util.regex`) of one capture.
-    pub fn regex(self, delim: &str) -> String {
-        match self {
-            CapType::Int => "[0-9]+".into(),
-            CapType::Hex => "[0-9a-fA-F]+".into(),
-            CapType::Alpha => "[A-Za-z]+".into(),
-            CapType::Alnum => "[A-Za-z0-9]+".into(),
-            CapType::Any => format!("[^{delim}]*"),
-        }
-    }
-
-    /// Whether one character belongs to the class.
-    pub fn accepts(self, c: char) -> bool {
-        match self {
-            CapType::Int => c.is_ascii_digit(),
-            CapType::Hex => c.is_ascii_hexdigit(),
-            CapType::Alpha => c.is_ascii_alphabetic(),
-            CapType::Alnum => c.is_ascii_alphanumeric(),
-            CapType::Any => true,
-        }
-    }
-
-    /// The narrowest type that accepts all `values`.
-    ///
-    /// ```
-    /// use dedust::CapType;
-    /// assert_eq!(CapType::infer(["12", "7"]), CapType::Int);
-    /// assert_eq!(CapType::infer(["26d0af1715cac27a", "ffff0000aa"]), CapType::Hex);
-    /// assert_eq!(CapType::infer(["hybrid", "threaded"]), CapType::Alpha);
-    /// assert_eq!(CapType::infer(["a-b", "c"]), CapType::Any);
-    /// ```
-    pub fn infer<'a>(values: impl IntoIterator<Item = &'a str>) -> CapType {
-        let values: Vec<&str> = values.into_iter().collect();
-        let all = |f: &dyn Fn(&str) -> bool| {
-            !values.is_empty() && values.iter().all(|v| !v.is_empty() && f(v))
-        };
-        if all(&|v| v.bytes().all(|b| b.is_ascii_digit())) {
-            CapType::Int
-        } else if all(&|v| v.len() >= 8 && v.bytes().all(|b| b.is_ascii_hexdigit())) {
-            CapType::Hex
-        } else if all(&|v| v.bytes().all(|b| b.is_ascii_alphabetic())) {
-            CapType::Alpha
-        } else if all(&|v| v.bytes().all(|b| b.is_ascii_alphanumeric())) {
-            CapType::Alnum
-        } else {
-            CapType::Any
-        }
-    }
-
-    /// Name used in readable patterns (`int`, `hex` …).
-    pub fn name(self) -> &'static str {
-        match self {
-            CapType::Int => "int",
-            CapType::Hex => "hex",
-            CapType::Alpha => "alpha",
-            CapType::Alnum => "alnum",
-            CapType::Any => "any",
-        }
-    }
-}
-
-/// One piece of a path segment or parameter value pattern.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Piece {
-    /// Literal text.
-    Lit(String),
-    /// A typed capture.
-    Cap(CapType),
-}
-
-/// Pattern of a parameter value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ValPat {
-    /// Any value, or none.
-    Any,
-    /// A bare name without `=`.
-    Bare,
-    /// `=` followed by a value matching the pieces.
-    Pieces(Vec<Piece>),
-}
-
-/// The matching side of a rule.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Source {
-    /// Scheme to match; `None` matches any.
-    pub scheme: Option<String>,
-    /// Host to match exactly (the rule's scope).
-    pub host: String,
-    /// Path segments (after the leading `/`) to match; `None` matches any path.
-    pub path: Option<Vec<Vec<Piece>>>,
-    /// Parameters that must occur exactly once, sorted by name.
-    pub required: Vec<(String, ValPat)>,
-    /// Parameters that may occur (any number of times, any value); they are dropped.
-    pub optional: Vec<String>,
-    /// Whether other parameters are allowed (they are kept).
-    pub rest: bool,
-}
-
-/// How a target path segment is made.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SegOut {
-    /// Literal text.
-    Lit(String),
-    /// Copy of source segment number `n`.
-    Copy(usize),
-    /// The value of source parameter `name` (query → path alias).
-    Param(String),
-}
-
-/// How a target parameter value is made.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ValOut {
-    /// Copy the source parameter of the same name (with or without `=` as it was).
-    Copy,
-    /// A bare name.
-    Bare,
-    /// `=` and a literal value.
-    Lit(String),
-    /// `=` and source path segment number `n` (path → query alias).
-    Seg(usize),
-}
-
-/// The rewriting side of a rule.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Target {
-    /// New scheme; `None` keeps it.
-    pub scheme: Option<String>,
-    /// New host; `None` keeps it.
-    pub host: Option<String>,
-    /// New path; `None` keeps it.
-    pub path: Option<Vec<SegOut>>,
-    /// New query parameters (plus the kept rest when the source allows it); `None` keeps the query.
-    pub query: Option<Vec<(String, ValOut)>>,
-}
-
-/// The kind of a rule (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleKind {
-    /// Path/query pattern to target template.
-    Template,
-    /// Scheme/host alias.
-    Alias,
-    /// Drop one parameter in context.
-    Drop,
-    /// A hand-written (imported) Java regex applied to the whole URL with `replaceAll`, on any
-    /// host; `regex` and `replacement` hold it (see [`crate::import`]).
-    Regex,
-    /// A cross-host URL convention ([`Convention`]), learned from evidence on many sites.
-    Convention,
-}
-
-/// A URL convention: two spellings that many sites serve with the same content. Each maps
-/// both spellings to one of them (a dedup key, not a fetch target: an `http`-only site keeps
-/// being fetched over `http`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Convention {
-    /// `http` ≡ `https`: the key uses `https`.
-    Https,
-    /// `www.h` ≡ `h`: the key drops a leading `www.` (when a dot remains).
-    StripWww,
-    /// `/dir/NAME` ≡ `/dir/` for a default document NAME (`index.html`, `index.php`, …).
-    DefaultDoc(String),
-    /// `/a/b/` ≡ `/a/b`: the key drops one trailing slash (never the root `/`).
-    TrailingSlash,
-    /// `/a/WORD` ≡ `/a` and `/a/WORD/` ≡ `/a/` for a literal last segment WORD that is a word
-    /// ([`suffix_like`]: no dot, not value-like), such as AMP pages' `amp`: the key drops it
-    /// (never the first segment: `/amp/` is kept).
-    Suffix(String),
-}
-
-/// Whether a path segment can be the WORD of a [`Convention::Suffix`]: not empty, no `.` (a
-/// document name is a [`Convention::DefaultDoc`]) and not value-like (digits, `-`, `_`, long).
-///
-/// ```
-/// use dedust::rules::suffix_like;
-/// assert!(suffix_like("amp"));
-/// assert!(!suffix_like("index.html") && !suffix_like("page-2") && !suffix_like(""));
-/// ```
-pub fn suffix_like(seg: &str) -> bool {
-    !seg.is_empty() && !seg.contains('.') && !value_like(seg)
-}
+pub(crate) use crate::model::value_like;
+pub use crate::model::*;
 
 /// The WORD of a [`Convention::Suffix`] that `long` has after `short` (path segments; a trailing
 /// empty segment, the trailing slash, is ignored on both sides).
@@ -263,187 +60,6 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
     (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
 }
 
-/// One rewrite rule, as stored in the rule file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rule {
-    /// Stable id (`r` + a hash of the pattern and target).
-    pub id: String,
-    /// The kind.
-    pub kind: RuleKind,
-    /// The host the rule applies to.
-    pub scope: String,
-    /// Readable pattern, e.g. `https://h.org/showthread.php?t={int:t}&[mode]&[p]`.
-    pub pattern: String,
-    /// Readable target, e.g. `https://h.org/showthread.php?t={t}`.
-    pub target: String,
-    /// Whole-URL regex (shared subset of Rust `regex` and `java.util.regex`), when expressible.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub regex: Option<String>,
-    /// Replacement for [`Rule::regex`] with `$n` groups.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replacement: Option<String>,
-    /// Matching side.
-    pub source: Source,
-    /// Rewriting side.
-    pub output: Target,
-    /// Number of clusters the rule was learned from.
-    pub clusters: usize,
-    /// Number of distinct URLs it was learned from.
-    pub urls: usize,
-    /// Up to 3 example clusters (a few URLs each).
-    pub examples: Vec<Vec<String>>,
-    /// Validation: URLs the rule rewrote that merged with another URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub support: Option<usize>,
-    /// Validation: those merged with a URL of another true cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fp: Option<usize>,
-    /// Validation: fp / support.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fpr: Option<f64>,
-    /// Cross-host rules (scope [`ANY_HOST`]): registrable domains on which validation saw the
-    /// rule merge duplicates and never different content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sites: Option<usize>,
-    /// Cross-host rules: registrable domains where the rule does not apply, because there it
-    /// merged different content or the host's own rules use what it changes (host evidence beats
-    /// global evidence). Sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub except: Vec<String>,
-    /// Cross-host evidence only (the rule file's `evidence`): the registrable domains where the
-    /// candidate merged duplicates and never different content, so `merge` can unite them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub supporting: Vec<String>,
-    /// Cross-host rules: the hosts whose own URLs attest the target form — validation saw the
-    /// rule send a URL of the host to another URL of it with the same content, and never to
-    /// different content. The crawler exports make a cross-host rule a fetch rewrite on these
-    /// hosts only (a dedup key elsewhere). Sorted.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attested: Vec<String>,
-    /// For [`RuleKind::Convention`]: the convention applied (source/output are then unused).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub convention: Option<Convention>,
-    /// The signals the rule was learned from, when its clusters came from a crawl's own
-    /// declarations ([`signals_of`]): clusters per signal (`digest`, `redirect`, `canonical`).
-    /// Empty for clusters given as such (a TSV of duplicate clusters).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub signals: BTreeMap<String, usize>,
-    /// When and from what the rule was learned (`learn` and `import` write it; `merge` keeps the
-    /// newest). Absent in files written before it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub learned: Option<Learned>,
-    /// Set when the content of a later crawl refuted the rule (`verify --revoke`). A revoked rule
-    /// stays in the file as a record; `normalize`, the exports, `evaluate`, `validate` and
-    /// `verify` leave it out, and `merge` keeps it revoked unless an input learned it again
-    /// after the revocation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revoked: Option<Revoked>,
-}
-
-/// Provenance of a rule: when and from what it was learned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Learned {
-    /// UTC time, RFC 3339 (`2026-11-24T20:31:00Z`): the run's clock, or `SOURCE_DATE_EPOCH`
-    /// when set (reproducible files).
-    pub at: String,
-    /// The inputs, as named on the command line (`-` for stdin).
-    pub from: Vec<String>,
-}
-
-/// A revocation: the content of a later crawl refuted the rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Revoked {
-    /// UTC time, RFC 3339, as [`Learned::at`].
-    pub at: String,
-    /// The pages that refuted it, as named on the command line.
-    pub by: String,
-    /// Crawled page pairs the rule merged.
-    pub pairs: usize,
-    /// Of those, the pairs whose content differs.
-    pub refuted: usize,
-}
-
-/// The signals a cluster may come from, by its id's prefix (`redirect:http://h/old`): a payload
-/// digest group of 200 captures, a redirect (URL and `Location`), a declared canonical (page and
-/// its `rel=canonical`).
-pub const SIGNALS: [&str; 3] = ["digest", "redirect", "canonical"];
-
-/// The signals of a cluster id: `["redirect"]` for `redirect:http://h/old`, `["digest",
-/// "redirect"]` for a united `digest+redirect:…`; none for any other id. Readers of crawl
-/// records name their clusters so ([`crate::input`]); every signal is evidence validated like
-/// any other, and a cluster counts once for each of its signals.
-///
-/// ```
-/// let s: Vec<&str> = dedust::rules::signals_of("digest+redirect:http://h/old").collect();
-/// assert_eq!(s, ["digest", "redirect"]);
-/// assert_eq!(dedust::rules::signals_of("c0042").count(), 0);
-/// assert_eq!(dedust::rules::signals_of("digest+mine:x").count(), 0);
-/// ```
-pub fn signals_of(id: &str) -> impl Iterator<Item = &'static str> + '_ {
-    let prefix = id.split_once(':').map_or("", |(p, _)| p);
-    let known = !prefix.is_empty() && prefix.split('+').all(|p| SIGNALS.contains(&p));
-    prefix
-        .split('+')
-        .filter(move |_| known)
-        .filter_map(|p| SIGNALS.iter().copied().find(|s| *s == p))
-}
-
-/// The scope (and `source.host`) of a cross-host rule: it applies to every host, those in
-/// [`Rule::except`] excepted — hosts never seen in training included.
-pub const ANY_HOST: &str = "*";
-
-impl Rule {
-    /// A rule with its readable forms, regex and id filled in ([`crate::render::describe`]); no
-    /// provenance or validation numbers yet. The scope is the source host.
-    pub fn new(kind: RuleKind, source: Source, output: Target) -> Rule {
-        let mut rule = Rule {
-            id: String::new(),
-            kind,
-            scope: source.host.clone(),
-            pattern: String::new(),
-            target: String::new(),
-            regex: None,
-            replacement: None,
-            source,
-            output,
-            clusters: 0,
-            urls: 0,
-            examples: vec![],
-            support: None,
-            fp: None,
-            fpr: None,
-            sites: None,
-            except: vec![],
-            supporting: vec![],
-            attested: vec![],
-            convention: None,
-            signals: BTreeMap::new(),
-            learned: None,
-            revoked: None,
-        };
-        crate::render::describe(&mut rule);
-        rule
-    }
-
-    /// Whether the rule is in the cross-host tier (scope [`ANY_HOST`]).
-    pub fn is_global(&self) -> bool {
-        self.source.host == ANY_HOST
-    }
-
-    /// Whether the rule may apply to a URL on `host` (its scope, less its exceptions: registrable
-    /// domains, so a refuted site's other hosts are excepted too).
-    pub fn applies_to_host(&self, host: &str) -> bool {
-        if self.is_global() {
-            self.except.is_empty() || {
-                let d = crate::site::registrable_domain(host);
-                self.except.binary_search_by(|e| e.as_str().cmp(d)).is_err()
-            }
-        } else {
-            self.source.host == host
-        }
-    }
-}
-
 /// A duplicate cluster: an id and its URLs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cluster {
@@ -451,6 +67,24 @@ pub struct Cluster {
     pub id: String,
     /// Member URLs as read.
     pub urls: Vec<String>,
+}
+
+impl Cluster {
+    /// The cluster's truth label: a 64-bit hash of its id ([`label_of`]), so parts of one split,
+    /// and validation and metrics, label a cluster alike.
+    pub fn label(&self) -> usize {
+        label_of(&self.id)
+    }
+}
+
+/// The truth label of a cluster id (see [`Cluster::label`]).
+///
+/// ```
+/// let c = dedust::Cluster { id: "t1".into(), urls: vec![] };
+/// assert_eq!(c.label(), dedust::rules::label_of("t1"));
+/// ```
+pub fn label_of(id: &str) -> usize {
+    crate::hash::fnv(id) as usize
 }
 
 /// Whether a parameter's observed values are high-entropy (ids: session, click, post ids) rather
@@ -562,14 +196,6 @@ impl Units {
             params,
         })
     }
-}
-
-/// Whether a path segment looks like a value (id, slug, hash) rather than a fixed name.
-pub(crate) fn value_like(seg: &str) -> bool {
-    seg.bytes().any(|b| b.is_ascii_digit())
-        || seg.len() > 24
-        || seg.bytes().any(|b| matches!(b, b'-' | b'_' | b'+' | b','))
-        || seg.contains('%')
 }
 
 /// Shape signature of a value-like segment: token kinds with punctuation kept.
@@ -1449,30 +1075,6 @@ fn domains(obs: &[Obs]) -> usize {
     d.len()
 }
 
-/// The rule of a cross-host URL convention.
-pub fn convention_rule(c: Convention) -> Rule {
-    let mut rule = Rule::new(
-        RuleKind::Convention,
-        Source {
-            scheme: None,
-            host: ANY_HOST.to_string(),
-            path: None,
-            required: vec![],
-            optional: vec![],
-            rest: true,
-        },
-        Target {
-            scheme: None,
-            host: None,
-            path: None,
-            query: None,
-        },
-    );
-    rule.convention = Some(c);
-    crate::render::describe(&mut rule);
-    rule
-}
-
 fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
     let (clusters, urls, examples) = provenance(obs);
     let (kind, source, output) = match key {
@@ -1703,7 +1305,7 @@ impl Prepared {
                 per_site(urls)
             };
             stats.cross_site += usize::from(parts.len() > 1);
-            let label = crate::render::fnv(id) as usize;
+            let label = label_of(id);
             let signal = signals_of(id)
                 .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
                 .fold(0u8, |m, i| m | 1 << i);

@@ -144,7 +144,7 @@ pub fn simscore_band(s: f64) -> &'static str {
 
 /// Keyword hashes of a page: FNV-1a of each term.
 pub fn keywords(f: &Features) -> BTreeSet<u64> {
-    f.tdw.keys().map(|t| crate::render::fnv(t)).collect()
+    f.tdw.keys().map(|t| crate::hash::fnv(t)).collect()
 }
 
 /// Ranks of the values, 1 = smallest, ties averaged.

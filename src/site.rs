@@ -47,7 +47,7 @@ fn is_ipv4(h: &str) -> bool {
 /// assert_eq!(dedust::site::domain_of_url("https://WWW.H.org/x?a=1").as_deref(), Some("h.org"));
 /// ```
 pub fn domain_of_url(url: &str) -> Option<String> {
-    crate::tokenize::split_url(url)
+    crate::url_parts::split_url(url)
         .map(|p| registrable_domain(&p.host.to_ascii_lowercase()).to_string())
 }
 

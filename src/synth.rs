@@ -398,7 +398,7 @@ pub fn pages_jsonl(out: &SynthOutput) -> String {
 
 /// The page of a cluster (its content: the same text for every URL of the cluster).
 fn page_html(cluster: &str, canonical: Option<&str>) -> String {
-    let mut rng = Rng(crate::render::fnv(cluster));
+    let mut rng = Rng(crate::hash::fnv(cluster));
     let title: Vec<&str> = (0..4).map(|_| rng.pick(WORDS)).collect();
     let body: Vec<String> = (0..3)
         .map(|_| {
@@ -442,10 +442,10 @@ pub fn warc_records(out: &SynthOutput) -> Vec<Vec<u8>> {
             .iter()
             .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
             .expect("a cluster has a URL");
-        let declares = crate::render::fnv(host(page)).is_multiple_of(2);
+        let declares = crate::hash::fnv(host(page)).is_multiple_of(2);
         let html = page_html(c, declares.then_some(page));
         for &u in &urls {
-            let moved = u != page && crate::render::fnv(u).is_multiple_of(4);
+            let moved = u != page && crate::hash::fnv(u).is_multiple_of(4);
             let http = if moved {
                 let loc = match crate::tokenize::split_url(page) {
                     // Relative on the same scheme and host.
@@ -466,8 +466,8 @@ pub fn warc_records(out: &SynthOutput) -> Vec<Vec<u8>> {
                  WARC-Date: 2026-01-01T00:00:00Z\r\n\
                  WARC-Record-ID: <urn:uuid:{:016x}-{:016x}>\r\n\
                  Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-                crate::render::fnv(c),
-                crate::render::fnv(u),
+                crate::hash::fnv(c),
+                crate::hash::fnv(u),
                 http.len()
             )
             .into_bytes();

@@ -22,8 +22,13 @@
 //! # Complexity
 //! `O(R · U_h)` rule applications, where `U_h` is the number of data URLs on a rule's host.
 
+pub(crate) use crate::judge::{collapse_family, score, verdict, Verdict};
+pub use crate::judge::{is_collapse, judged_fpr, order, rounded_fpr, specificity, ValidateOptions};
 use crate::normalize::{apply_rule, Normalizer};
-use crate::rules::{Cluster, Rule, RuleKind, ValPat};
+use crate::rules::{Cluster, Rule, RuleKind};
+pub use crate::tier::exposure_key;
+pub(crate) use crate::tier::{cross_host_after_hosts, prune_attested};
+use crate::tier::{domain, parts_exposure, rule_feature, url_exposure, Feature};
 use crate::tokenize::split_url;
 use crate::BaseOptions;
 use rayon::prelude::*;
@@ -45,7 +50,7 @@ pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (Vec<Labeled>, usize
     let mut out = Vec::new();
     let mut bad = 0;
     for c in clusters {
-        let label = crate::render::fnv(&c.id) as usize;
+        let label = c.label();
         for u in &c.urls {
             match crate::base_normalize(u, base) {
                 Ok(url) => out.push(Labeled {
@@ -57,42 +62,6 @@ pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (Vec<Labeled>, usize
         }
     }
     (out, bad)
-}
-
-/// Thresholds of validation.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ValidateOptions {
-    /// Least support a rule needs.
-    pub min_support: usize,
-    /// Highest false-positive rate a rule may have.
-    pub max_fpr: f64,
-    /// Least registrable domains a cross-host rule (scope `*`) must merge duplicates on, never
-    /// different content ([`Rule::sites`]).
-    pub min_sites: usize,
-    /// Least URLs a family of many → one rules ([`is_collapse`]: varying ids sent to one fixed
-    /// page, pooled over the rules of a host that share the target) must merge.
-    pub min_collapse: usize,
-    /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
-    /// is judged by ([`judged_fpr`]); 0 judges every rule by its own ratio.
-    pub family_weight: f64,
-    /// Judge by the one-sided 95 % Clopper–Pearson upper bound of the fp rate instead of the
-    /// ratio (before shrinking toward the family).
-    pub fpr_bound: bool,
-}
-
-impl Default for ValidateOptions {
-    /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10`,
-    /// `family_weight = 10`, `fpr_bound = false` (see README, "Choosing the thresholds").
-    fn default() -> Self {
-        ValidateOptions {
-            min_support: 2,
-            max_fpr: 0.15,
-            min_sites: 2,
-            min_collapse: 10,
-            family_weight: 10.0,
-            fpr_bound: false,
-        }
-    }
 }
 
 /// What validation did.
@@ -466,16 +435,6 @@ struct Merge {
     seen: bool,
 }
 
-/// Drop from a cross-host rule's `attested` hosts the ones whose domain is excepted.
-pub(crate) fn prune_attested(r: &mut Rule) {
-    let except = &r.except;
-    r.attested.retain(|h| {
-        except
-            .binary_search(&crate::site::registrable_domain(h).to_string())
-            .is_err()
-    });
-}
-
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
 struct MergeContext<'a> {
     all: Vec<&'a Labeled>,
@@ -577,7 +536,7 @@ impl<'a> MergeContext<'a> {
             }
             let u = &all[i as usize].url;
             if let Some(o) = apply(u).filter(|o| o != u) {
-                outs.push((crate::render::fnv(&o), i, o));
+                outs.push((crate::hash::fnv(&o), i, o));
                 out_of.push(i);
             }
         }
@@ -697,196 +656,6 @@ impl<'a> MergeContext<'a> {
         }
         out
     }
-}
-
-/// Specificity of a rule: more literal constraints first.
-pub fn specificity(r: &Rule) -> i64 {
-    let s = &r.source;
-    let mut k = 0i64;
-    if s.scheme.is_some() {
-        k += 1;
-    }
-    if let Some(p) = &s.path {
-        k += 4;
-        for seg in p {
-            for piece in seg {
-                k += match piece {
-                    crate::rules::Piece::Lit(_) => 3,
-                    crate::rules::Piece::Cap(_) => 1,
-                };
-            }
-        }
-    }
-    for (_, v) in &s.required {
-        k += match v {
-            ValPat::Any => 1,
-            _ => 2,
-        };
-    }
-    if !s.rest {
-        k += 2;
-    }
-    if r.kind == RuleKind::Alias {
-        k -= 1;
-    }
-    k
-}
-
-/// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
-pub(crate) fn score(r: &Rule) -> i64 {
-    match r.support {
-        Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
-        None => r.urls as i64,
-    }
-}
-
-/// `fp / support` rounded to 4 decimals (0 without support), as rule files record it.
-pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
-    if support == 0 {
-        0.0
-    } else {
-        (fp as f64 / support as f64 * 10000.0).round() / 10000.0
-    }
-}
-
-/// What the thresholds say of one validated rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    LowSupport,
-    HighFpr,
-    Keep,
-}
-
-/// Whether a rule maps varying values to one fixed URL (many → one): its source captures a value
-/// or drops parameters, and its target copies nothing from the source.
-///
-/// ```
-/// use dedust::{learn_candidates, Cluster, LearnOptions, validate::is_collapse};
-/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
-/// let (rules, _) = learn_candidates(&[mk("w", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=2", "https://f.org/login.php"])], &Default::default(), &|_| {});
-/// assert!(rules.iter().any(|r| is_collapse(r)));
-/// ```
-pub fn is_collapse(r: &Rule) -> bool {
-    use crate::rules::{Piece, SegOut, ValOut};
-    if r.kind != RuleKind::Template {
-        return false;
-    }
-    let s = &r.source;
-    let captures = s
-        .path
-        .iter()
-        .flatten()
-        .flatten()
-        .any(|p| matches!(p, Piece::Cap(_)))
-        || s.required.iter().any(
-            |(_, v)| matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_)))),
-        )
-        || !s.optional.is_empty();
-    let o = &r.output;
-    let copies = o.path.as_ref().is_none_or(|p| {
-        p.iter()
-            .any(|x| matches!(x, SegOut::Copy(_) | SegOut::Param(_)))
-    }) || o.query.as_ref().is_none_or(|q| {
-        q.iter()
-            .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
-    }) || s.rest;
-    captures && !copies
-}
-
-/// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
-/// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
-pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
-    let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
-    if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
-        Verdict::LowSupport
-    } else if judged_fpr(sup, fp, family, opts) > opts.max_fpr {
-        Verdict::HighFpr
-    } else {
-        Verdict::Keep
-    }
-}
-
-/// The many → one family a rule belongs to: its host and its fixed target. The rules of one
-/// family (`member.php?u=`, `private.php?u=`, `newreply.php?p=` all sent to one login page) are
-/// evidence for each other.
-pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
-    is_collapse(r).then_some((r.source.host.as_str(), r.target.as_str()))
-}
-
-/// The false-positive rate a rule with `support` merges, `fp` of them wrong, is judged by.
-///
-/// The rule's own estimate e is `fp / support`, or with [`ValidateOptions::fpr_bound`] the
-/// one-sided 95 % Clopper–Pearson upper bound. A rule in a many → one `family` (pooled
-/// `(support, fp)` over the family's candidates, the rule included) is shrunk toward the
-/// family's pooled rate p with weight m = [`ValidateOptions::family_weight`]:
-/// `(support · e + m · p) / (support + m)`. A rule alone in its family is passed `None` by
-/// [`select`] and judged by e alone.
-///
-/// ```
-/// use dedust::{validate::judged_fpr, ValidateOptions};
-/// let o = ValidateOptions::default();
-/// assert_eq!(judged_fpr(14, 3, None, &o), 3.0 / 14.0);
-/// // The same rule in a family that merged 101 URLs with 3 wrong: (3 + 10 · 3/101) / 24.
-/// assert!((judged_fpr(14, 3, Some((101, 3)), &o) - 0.1373).abs() < 1e-4);
-/// // The bound of 0 wrong in 2 is far from 0.
-/// assert!(judged_fpr(2, 0, None, &ValidateOptions { fpr_bound: true, ..o }) > 0.7);
-/// ```
-pub fn judged_fpr(
-    support: usize,
-    fp: usize,
-    family: Option<(usize, usize)>,
-    opts: &ValidateOptions,
-) -> f64 {
-    if support == 0 {
-        return 0.0;
-    }
-    let own = if opts.fpr_bound {
-        clopper_pearson_upper(fp, support, 0.05)
-    } else {
-        fp as f64 / support as f64
-    };
-    match family {
-        Some((fs, ff)) if fs > 0 && opts.family_weight > 0.0 => {
-            let (n, m) = (support as f64, opts.family_weight);
-            (n * own + m * (ff as f64 / fs as f64)) / (n + m)
-        }
-        _ => own,
-    }
-}
-
-/// One-sided `1 − alpha` Clopper–Pearson upper bound of a binomial rate with `x` successes in
-/// `n` trials: the p with P(X ≤ x | n, p) = alpha (1 when x = n), by bisection.
-///
-/// # Complexity
-/// `O(x)` per evaluation of the binomial tail, 60 bisection steps.
-fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
-    if x >= n {
-        return 1.0;
-    }
-    // ln P(X ≤ x) by log-sum-exp over the terms k = 0..=x.
-    let ln_cdf = |p: f64| -> f64 {
-        let (lp, lq) = (p.ln(), (1.0 - p).ln());
-        let mut term = n as f64 * lq; // ln C(n, 0) p^0 q^n
-        let mut terms = Vec::with_capacity(x + 1);
-        terms.push(term);
-        for k in 0..x {
-            term += ((n - k) as f64 / (k + 1) as f64).ln() + lp - lq;
-            terms.push(term);
-        }
-        let top = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
-    };
-    let target = alpha.ln();
-    let (mut lo, mut hi) = (x as f64 / n as f64, 1.0);
-    for _ in 0..60 {
-        let mid = (lo + hi) / 2.0;
-        if ln_cdf(mid) > target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo + hi) / 2.0
 }
 
 /// Filter candidates by their stats and make the kept set deployable.
@@ -1160,7 +929,7 @@ fn without_redundant(
                         fired.entry(r).or_default().push(u);
                     }
                 }
-                canon.insert(u, crate::render::fnv(&out));
+                canon.insert(u, crate::hash::fnv(&out));
             }
             let mut dropped = Vec::new();
             // A rule went after a check of its URLs (which re-traced them).
@@ -1197,7 +966,7 @@ fn without_redundant(
                     let want = canon
                         .get(&u)
                         .copied()
-                        .unwrap_or_else(|| crate::render::fnv(&with_out(&current, url, &set)));
+                        .unwrap_or_else(|| crate::hash::fnv(&with_out(&current, url, &set)));
                     let (out, by) = without.trace(url);
                     now.push((
                         u,
@@ -1205,7 +974,7 @@ fn without_redundant(
                             .filter_map(|k| rest.get(k).copied())
                             .collect(),
                     ));
-                    crate::render::fnv(&out) == want
+                    crate::hash::fnv(&out) == want
                 });
                 if same {
                     current = rest;
@@ -1228,112 +997,6 @@ fn without_redundant(
         .map(|(_, r)| r.clone())
         .collect();
     (kept, drop)
-}
-
-/// Application order: host-scoped rules before cross-host ones (host evidence wins), then more
-/// specific first, then better, then id.
-pub fn order(rules: &mut [Rule]) {
-    rules.sort_by(|a, b| {
-        a.is_global()
-            .cmp(&b.is_global())
-            .then_with(|| specificity(b).cmp(&specificity(a)))
-            .then_with(|| score(b).cmp(&score(a)))
-            .then_with(|| a.id.cmp(&b.id))
-    });
-}
-
-/// The exposure key of a cross-host candidate: what a URL must have for the rule to touch it
-/// (`param:NAME` for a drop, the convention otherwise); `None` for other rules.
-///
-/// ```
-/// let r = dedust::rules::convention_rule(dedust::rules::Convention::StripWww);
-/// assert_eq!(dedust::validate::exposure_key(&r).as_deref(), Some("www"));
-/// ```
-pub fn exposure_key(r: &Rule) -> Option<String> {
-    rule_feature(r).map(|f| f.key())
-}
-
-/// An exposure key borrowed from a URL or a rule (see [`exposure_key`] for its text form).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Feature<'a> {
-    /// `http`.
-    Http,
-    /// `www`.
-    Www,
-    /// `slash`.
-    Slash,
-    /// `doc:NAME`.
-    Doc(&'a str),
-    /// `param:NAME`.
-    Param(&'a str),
-    /// `suffix`: a path ending in a suffix-like word (the word is kept for the index, but the
-    /// key names none, so a crawl's every last word is not a key).
-    Suffix(&'a str),
-}
-
-impl Feature<'_> {
-    /// The text form ([`exposure_key`]).
-    fn key(&self) -> String {
-        match self {
-            Feature::Http => "http".into(),
-            Feature::Www => "www".into(),
-            Feature::Slash => "slash".into(),
-            Feature::Doc(n) => format!("doc:{n}"),
-            Feature::Param(n) => format!("param:{n}"),
-            Feature::Suffix(_) => "suffix".into(),
-        }
-    }
-}
-
-/// The feature a cross-host rule needs in a URL to touch it ([`exposure_key`]).
-fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
-    use crate::rules::Convention as C;
-    if !r.is_global() {
-        return None;
-    }
-    match &r.convention {
-        Some(C::Https) => Some(Feature::Http),
-        Some(C::StripWww) => Some(Feature::Www),
-        Some(C::TrailingSlash) => Some(Feature::Slash),
-        Some(C::DefaultDoc(n)) => Some(Feature::Doc(n)),
-        Some(C::Suffix(n)) => Some(Feature::Suffix(n)),
-        None => dropped_param(r).map(Feature::Param),
-    }
-}
-
-/// The exposure features of one base-normalized URL (see [`exposure_key`]), each once.
-fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
-    if let Some(p) = split_url(url) {
-        parts_exposure(&p, out);
-    }
-}
-
-/// [`url_exposure`] of a URL already split.
-fn parts_exposure<'a>(p: &crate::tokenize::UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
-    if p.scheme == "http" {
-        out.push(Feature::Http);
-    }
-    if p.host.starts_with("www.") {
-        out.push(Feature::Www);
-    }
-    if p.path.len() > 1 && p.path.ends_with('/') {
-        out.push(Feature::Slash);
-    }
-    if let Some(last) = p.path.rsplit('/').next().filter(|l| l.contains('.')) {
-        out.push(Feature::Doc(last));
-    }
-    // A suffix word: the last non-empty segment, never the first one nor after `//`.
-    let body = p.path.strip_suffix('/').unwrap_or(p.path);
-    if let Some((dir, last)) = body.rsplit_once('/') {
-        if !dir.is_empty() && !dir.ends_with('/') && crate::rules::suffix_like(last) {
-            out.push(Feature::Suffix(last));
-        }
-    }
-    out.extend(
-        crate::base::param_names(p.query)
-            .into_iter()
-            .map(Feature::Param),
-    );
 }
 
 /// Per exposure key, how many of `data`'s URLs a cross-host candidate of that key could touch.
@@ -1360,80 +1023,6 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
             a
         });
     counts.into_iter().map(|(k, v)| (k.key(), v)).collect()
-}
-
-/// The registrable domain of a host, owned.
-fn domain(host: &str) -> String {
-    crate::site::registrable_domain(host).to_string()
-}
-
-/// The parameter a cross-host drop rule removes (its one required parameter, not copied; the
-/// path kept: a cross-host template that moves the value into the path is no drop).
-fn dropped_param(r: &Rule) -> Option<&str> {
-    match (r.source.required.as_slice(), &r.output.query) {
-        ([(name, _)], Some(q)) if q.is_empty() && r.output.path.is_none() => Some(name),
-        _ => None,
-    }
-}
-
-/// Cross-host rules next to the host-scoped ones:
-/// * host evidence wins: a host whose kept rules use a parameter (required with its value
-///   copied, or moved into the path) is added to the exceptions of every cross-host rule that
-///   drops that parameter;
-/// * one rule per mechanism: a cross-host drop on one literal path is removed when the same drop
-///   on any path is kept.
-pub(crate) fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
-    let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
-    for r in rules.iter().filter(|r| !r.is_global()) {
-        let Some(q) = &r.output.query else { continue };
-        for (n, v) in q {
-            if *v == crate::rules::ValOut::Copy {
-                uses.entry(n.as_str())
-                    .or_default()
-                    .push(domain(&r.source.host));
-            }
-        }
-        for seg in r.output.path.iter().flatten() {
-            if let crate::rules::SegOut::Param(n) = seg {
-                uses.entry(n.as_str())
-                    .or_default()
-                    .push(domain(&r.source.host));
-            }
-        }
-    }
-    let anywhere: HashSet<(String, String)> = rules
-        .iter()
-        .filter(|r| r.is_global() && r.source.path.is_none())
-        .filter_map(|r| {
-            dropped_param(r).map(|n| (n.to_string(), format!("{:?}", r.source.required)))
-        })
-        .collect();
-    let extra: Vec<Option<Vec<String>>> = rules
-        .iter()
-        .map(|r| {
-            let n = dropped_param(r).filter(|_| r.is_global())?;
-            uses.get(n).cloned()
-        })
-        .collect();
-    rules
-        .into_iter()
-        .zip(extra)
-        .filter(|(r, _)| {
-            !(r.is_global()
-                && r.source.path.is_some()
-                && dropped_param(r).is_some_and(|n| {
-                    anywhere.contains(&(n.to_string(), format!("{:?}", r.source.required)))
-                }))
-        })
-        .map(|(mut r, extra)| {
-            if let Some(hosts) = extra {
-                r.except.extend(hosts);
-                r.except.sort_unstable();
-                r.except.dedup();
-            }
-            r
-        })
-        .collect()
 }
 
 /// Greedy: accept rules best first unless one accepted rule sends a data URL elsewhere.
@@ -1494,7 +1083,7 @@ fn deconflict(
                         let u = &refs[i as usize].url;
                         apply_rule(r, u)
                             .filter(|o| o != u)
-                            .map(|o| (i, crate::render::fnv(&o)))
+                            .map(|o| (i, crate::hash::fnv(&o)))
                     })
                     .collect()
             })
@@ -1541,7 +1130,7 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize,
             .enumerate()
             .map(|(i, l)| {
                 let (out, fired, fixed) = n.trace_fixed(&l.url);
-                let canon = crate::render::fnv(out.as_deref().unwrap_or(&l.url));
+                let canon = crate::hash::fnv(out.as_deref().unwrap_or(&l.url));
                 if !fixed {
                     if let Some(b) = not_idempotent(&n, &l.url, out, &fired) {
                         found.lock().expect("not poisoned").push((i, b));
@@ -1618,7 +1207,7 @@ impl std::str::FromStr for SplitMode {
 /// Which part (0, 1, 2 …) an item falls in, for cumulative `fractions`; deterministic in `seed`.
 fn part(key: &str, seed: u64, fractions: &[f64]) -> usize {
     // FNV alone mixes the last bytes poorly into the high bits: finish with SplitMix64.
-    let mut h = crate::render::fnv(&format!("{seed}\u{0}{key}"));
+    let mut h = crate::hash::fnv(&format!("{seed}\u{0}{key}"));
     h = (h ^ (h >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94D049BB133111EB);
     h ^= h >> 31;
@@ -1825,28 +1414,6 @@ mod tests {
         r.except = vec!["d.org".into()];
         prune_attested(&mut r);
         assert!(r.attested.is_empty());
-    }
-
-    #[test]
-    fn clopper_pearson_upper_bounds() {
-        // (wrong, merges, bound): 0 of n has the closed form 1 − 0.05^(1/n).
-        for (x, n, want) in [
-            (0, 1, 0.95),
-            (0, 2, 0.776_393),
-            (0, 19, 0.145_869),
-            (0, 100, 0.029_513),
-            (5, 5, 1.0),
-        ] {
-            let got = clopper_pearson_upper(x, n, 0.05);
-            assert!((got - want).abs() < 1e-5, "{x}/{n}: {got}");
-        }
-        // More wrong merges, a higher bound; always at least the ratio.
-        let mut last = 0.0;
-        for x in 0..14 {
-            let b = clopper_pearson_upper(x, 14, 0.05);
-            assert!(b > last && b >= x as f64 / 14.0, "{x}: {b}");
-            last = b;
-        }
     }
 
     #[test]

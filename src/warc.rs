@@ -16,7 +16,7 @@
 //! A pair spanning two sites (a syndicated canonical, a redirect to another domain) is read like
 //! any other; `learn` learns clusters per site, so it never becomes a cross-site rule.
 //!
-//! Invariants (hostile input, [`each_record`]): a header line is at most [`MAX_HEADER_LINE`]
+//! Invariants (hostile input, `each_record`): a header line is at most [`MAX_HEADER_LINE`]
 //! bytes and a header block at most [`MAX_WARC_HEADER`]; a record body is held only up to the
 //! caller's bound ([`SIGNAL_BLOCK`] for the signals: the rest is hashed as it streams past); only
 //! the first [`MAX_HTML_SCAN`] decoded bytes of a page are searched for its canonical. A
@@ -243,7 +243,7 @@ pub(crate) fn each_record(
             continue;
         }
         let mut block = Vec::new();
-        let mut rest = crate::render::Fnv::new();
+        let mut rest = crate::hash::Fnv::new();
         let mut got = match (&mut r).take(len.min(keep)).read_to_end(&mut block) {
             Ok(n) => n as u64,
             Err(e) => return skip(format!("{here}: truncated block ({e})")),
@@ -468,7 +468,7 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
     // A site's robots.txt: its `Clean-param:` lines are declarations, not a page.
     if crate::tokenize::split_url(url).is_some_and(|p| p.path == "/robots.txt") {
         rep.robots += 1;
-        let cut = rec.rest != crate::render::Fnv::new().finish();
+        let cut = rec.rest != crate::hash::Fnv::new().finish();
         let data = decode(&headers, body, MAX_HTML_SCAN as u64, false)?;
         let cut = cut || data.len() >= MAX_HTML_SCAN;
         let text = String::from_utf8_lossy(&data);
@@ -501,7 +501,7 @@ fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str))
         Some(d) => d.to_string(),
         // The payload's own hash: its bytes in the block held, then the rest.
         None if kind == "response" => {
-            let mut h = crate::render::Fnv::new();
+            let mut h = crate::hash::Fnv::new();
             h.write(body);
             format!("fnv:{:016x}{:016x}", h.finish(), rec.rest)
         }

@@ -1,0 +1,274 @@
+//! Judging validated rules: the thresholds ([`ValidateOptions`]), the verdict on one rule's
+//! counts, the many → one family, the fp rate a rule is judged by, and the application order.
+//!
+//! In: rules whose validation numbers (`support`, `fp`, `sites`) are set. Out: verdicts and an
+//! order. Invariants: pure functions of the rule records (no URL data), so `validate` deciding
+//! on all data and `merge` deciding again on pooled shard evidence judge alike; [`order`] is a
+//! total order (specificity, score, id).
+
+use crate::model::{Rule, RuleKind, ValPat};
+
+/// Thresholds of validation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValidateOptions {
+    /// Least support a rule needs.
+    pub min_support: usize,
+    /// Highest false-positive rate a rule may have.
+    pub max_fpr: f64,
+    /// Least registrable domains a cross-host rule (scope `*`) must merge duplicates on, never
+    /// different content ([`Rule::sites`]).
+    pub min_sites: usize,
+    /// Least URLs a family of many → one rules ([`is_collapse`]: varying ids sent to one fixed
+    /// page, pooled over the rules of a host that share the target) must merge.
+    pub min_collapse: usize,
+    /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
+    /// is judged by ([`judged_fpr`]); 0 judges every rule by its own ratio.
+    pub family_weight: f64,
+    /// Judge by the one-sided 95 % Clopper–Pearson upper bound of the fp rate instead of the
+    /// ratio (before shrinking toward the family).
+    pub fpr_bound: bool,
+}
+
+impl Default for ValidateOptions {
+    /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10`,
+    /// `family_weight = 10`, `fpr_bound = false` (see README, "Choosing the thresholds").
+    fn default() -> Self {
+        ValidateOptions {
+            min_support: 2,
+            max_fpr: 0.15,
+            min_sites: 2,
+            min_collapse: 10,
+            family_weight: 10.0,
+            fpr_bound: false,
+        }
+    }
+}
+
+/// Specificity of a rule: more literal constraints first.
+pub fn specificity(r: &Rule) -> i64 {
+    let s = &r.source;
+    let mut k = 0i64;
+    if s.scheme.is_some() {
+        k += 1;
+    }
+    if let Some(p) = &s.path {
+        k += 4;
+        for seg in p {
+            for piece in seg {
+                k += match piece {
+                    crate::model::Piece::Lit(_) => 3,
+                    crate::model::Piece::Cap(_) => 1,
+                };
+            }
+        }
+    }
+    for (_, v) in &s.required {
+        k += match v {
+            ValPat::Any => 1,
+            _ => 2,
+        };
+    }
+    if !s.rest {
+        k += 2;
+    }
+    if r.kind == RuleKind::Alias {
+        k -= 1;
+    }
+    k
+}
+
+/// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
+pub(crate) fn score(r: &Rule) -> i64 {
+    match r.support {
+        Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
+        None => r.urls as i64,
+    }
+}
+
+/// `fp / support` rounded to 4 decimals (0 without support), as rule files record it.
+pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
+    if support == 0 {
+        0.0
+    } else {
+        (fp as f64 / support as f64 * 10000.0).round() / 10000.0
+    }
+}
+
+/// What the thresholds say of one validated rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    LowSupport,
+    HighFpr,
+    Keep,
+}
+
+/// Whether a rule maps varying values to one fixed URL (many → one): its source captures a value
+/// or drops parameters, and its target copies nothing from the source.
+///
+/// ```
+/// use dedust::{learn_candidates, Cluster, LearnOptions, validate::is_collapse};
+/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
+/// let (rules, _) = learn_candidates(&[mk("w", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=2", "https://f.org/login.php"])], &Default::default(), &|_| {});
+/// assert!(rules.iter().any(|r| is_collapse(r)));
+/// ```
+pub fn is_collapse(r: &Rule) -> bool {
+    use crate::model::{Piece, SegOut, ValOut};
+    if r.kind != RuleKind::Template {
+        return false;
+    }
+    let s = &r.source;
+    let captures = s
+        .path
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|p| matches!(p, Piece::Cap(_)))
+        || s.required.iter().any(
+            |(_, v)| matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_)))),
+        )
+        || !s.optional.is_empty();
+    let o = &r.output;
+    let copies = o.path.as_ref().is_none_or(|p| {
+        p.iter()
+            .any(|x| matches!(x, SegOut::Copy(_) | SegOut::Param(_)))
+    }) || o.query.as_ref().is_none_or(|q| {
+        q.iter()
+            .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
+    }) || s.rest;
+    captures && !copies
+}
+
+/// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
+/// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
+pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
+    let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
+    if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
+        Verdict::LowSupport
+    } else if judged_fpr(sup, fp, family, opts) > opts.max_fpr {
+        Verdict::HighFpr
+    } else {
+        Verdict::Keep
+    }
+}
+
+/// The many → one family a rule belongs to: its host and its fixed target. The rules of one
+/// family (`member.php?u=`, `private.php?u=`, `newreply.php?p=` all sent to one login page) are
+/// evidence for each other.
+pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
+    is_collapse(r).then_some((r.source.host.as_str(), r.target.as_str()))
+}
+
+/// The false-positive rate a rule with `support` merges, `fp` of them wrong, is judged by.
+///
+/// The rule's own estimate e is `fp / support`, or with [`ValidateOptions::fpr_bound`] the
+/// one-sided 95 % Clopper–Pearson upper bound. A rule in a many → one `family` (pooled
+/// `(support, fp)` over the family's candidates, the rule included) is shrunk toward the
+/// family's pooled rate p with weight m = [`ValidateOptions::family_weight`]:
+/// `(support · e + m · p) / (support + m)`. A rule alone in its family is passed `None` by
+/// `validate::select` and judged by e alone.
+///
+/// ```
+/// use dedust::{validate::judged_fpr, ValidateOptions};
+/// let o = ValidateOptions::default();
+/// assert_eq!(judged_fpr(14, 3, None, &o), 3.0 / 14.0);
+/// // The same rule in a family that merged 101 URLs with 3 wrong: (3 + 10 · 3/101) / 24.
+/// assert!((judged_fpr(14, 3, Some((101, 3)), &o) - 0.1373).abs() < 1e-4);
+/// // The bound of 0 wrong in 2 is far from 0.
+/// assert!(judged_fpr(2, 0, None, &ValidateOptions { fpr_bound: true, ..o }) > 0.7);
+/// ```
+pub fn judged_fpr(
+    support: usize,
+    fp: usize,
+    family: Option<(usize, usize)>,
+    opts: &ValidateOptions,
+) -> f64 {
+    if support == 0 {
+        return 0.0;
+    }
+    let own = if opts.fpr_bound {
+        clopper_pearson_upper(fp, support, 0.05)
+    } else {
+        fp as f64 / support as f64
+    };
+    match family {
+        Some((fs, ff)) if fs > 0 && opts.family_weight > 0.0 => {
+            let (n, m) = (support as f64, opts.family_weight);
+            (n * own + m * (ff as f64 / fs as f64)) / (n + m)
+        }
+        _ => own,
+    }
+}
+
+/// One-sided `1 − alpha` Clopper–Pearson upper bound of a binomial rate with `x` successes in
+/// `n` trials: the p with P(X ≤ x | n, p) = alpha (1 when x = n), by bisection.
+///
+/// # Complexity
+/// `O(x)` per evaluation of the binomial tail, 60 bisection steps.
+fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
+    if x >= n {
+        return 1.0;
+    }
+    // ln P(X ≤ x) by log-sum-exp over the terms k = 0..=x.
+    let ln_cdf = |p: f64| -> f64 {
+        let (lp, lq) = (p.ln(), (1.0 - p).ln());
+        let mut term = n as f64 * lq; // ln C(n, 0) p^0 q^n
+        let mut terms = Vec::with_capacity(x + 1);
+        terms.push(term);
+        for k in 0..x {
+            term += ((n - k) as f64 / (k + 1) as f64).ln() + lp - lq;
+            terms.push(term);
+        }
+        let top = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+    };
+    let target = alpha.ln();
+    let (mut lo, mut hi) = (x as f64 / n as f64, 1.0);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if ln_cdf(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Application order: host-scoped rules before cross-host ones (host evidence wins), then more
+/// specific first, then better, then id.
+pub fn order(rules: &mut [Rule]) {
+    rules.sort_by(|a, b| {
+        a.is_global()
+            .cmp(&b.is_global())
+            .then_with(|| specificity(b).cmp(&specificity(a)))
+            .then_with(|| score(b).cmp(&score(a)))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clopper_pearson_upper_bounds() {
+        // (wrong, merges, bound): 0 of n has the closed form 1 − 0.05^(1/n).
+        for (x, n, want) in [
+            (0, 1, 0.95),
+            (0, 2, 0.776_393),
+            (0, 19, 0.145_869),
+            (0, 100, 0.029_513),
+            (5, 5, 1.0),
+        ] {
+            let got = clopper_pearson_upper(x, n, 0.05);
+            assert!((got - want).abs() < 1e-5, "{x}/{n}: {got}");
+        }
+        // More wrong merges, a higher bound; always at least the ratio.
+        let mut last = 0.0;
+        for x in 0..14 {
+            let b = clopper_pearson_upper(x, 14, 0.05);
+            assert!(b > last && b >= x as f64 / 14.0, "{x}: {b}");
+            last = b;
+        }
+    }
+}
