@@ -19,9 +19,11 @@
 //! a candidate was learned on some shards only). A file given twice counts once.
 //!
 //! Revocation ([`Rule::revoked`], written by `verify --revoke`): a rule revoked in any input is
-//! written revoked (the latest revocation), replacing its live copies, unless some input learned
-//! it after that revocation ([`Rule::learned`]; newer evidence wins). Live rules keep their
-//! newest provenance.
+//! written revoked (the latest revocation), replacing its live copies, unless some input's
+//! `rules` hold a live copy learned after that revocation ([`Rule::learned`]; newer evidence
+//! wins; `evidence` never lifts one). Revocations are decided before conflicts and pooled
+//! cross-host decisions, so a revoked rule wins no conflict. Live rules keep their newest
+//! provenance; byte for byte equal to one `learn` run means equal but for `learned`.
 
 use crate::error::{Error, Result};
 use crate::model::Rule;
@@ -105,36 +107,56 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     let mut shard_except: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
-    // Revocations by id (the latest), and when each id was last learned by a live rule.
+    // Revocations are decided first, so a revoked rule takes part in no conflict and no pooled
+    // decision. Per id the latest record (ties broken on the whole record: any input order
+    // gives the same file). A revocation holds unless a live copy in some input's `rules` was
+    // learned after it (`evidence` lists rejected candidates too: it never lifts one).
+    let record_key = |r: &Rule| {
+        let v = r.revoked.as_ref().expect("a revoked rule");
+        let json = serde_json::to_string(r).expect("serializes");
+        (v.at.clone(), v.by.clone(), v.refuted, v.pairs, json)
+    };
     let mut revoked: BTreeMap<String, Rule> = BTreeMap::new();
+    for r in files
+        .iter()
+        .flat_map(|f| &f.rules)
+        .filter(|r| r.revoked.is_some())
+    {
+        if revoked
+            .get(&r.id)
+            .is_none_or(|o| record_key(o) < record_key(r))
+        {
+            revoked.insert(r.id.clone(), r.clone());
+        }
+    }
+    let live_at = |id: &str| -> Option<&str> {
+        files
+            .iter()
+            .flat_map(|f| &f.rules)
+            .filter(|r| r.id == id && r.revoked.is_none())
+            .filter_map(|r| r.learned.as_ref().map(|l| l.at.as_str()))
+            .max()
+    };
+    revoked.retain(|id, rec| {
+        let at = rec.revoked.as_ref().map_or("", |v| v.at.as_str());
+        live_at(id).is_none_or(|l| l <= at)
+    });
+    // Provenance: the newest learning of each id, live rules and evidence alike (equal times by
+    // inputs, so the order of the files does not matter).
     let mut learned: BTreeMap<String, crate::model::Learned> = BTreeMap::new();
     for r in files.iter().flat_map(|f| f.rules.iter().chain(&f.evidence)) {
-        match (&r.revoked, &r.learned) {
-            (Some(v), _) => {
-                let key = |v: &crate::model::Revoked| (v.at.clone(), v.by.clone(), v.refuted);
-                if revoked
-                    .get(&r.id)
-                    .and_then(|o| o.revoked.as_ref())
-                    .is_none_or(|o| key(o) < key(v))
-                {
-                    revoked.insert(r.id.clone(), r.clone());
-                }
+        if let (None, Some(l)) = (&r.revoked, &r.learned) {
+            if learned
+                .get(&r.id)
+                .is_none_or(|o| (&o.at, &o.from) < (&l.at, &l.from))
+            {
+                learned.insert(r.id.clone(), l.clone());
             }
-            (None, Some(l)) => {
-                // The newest; equal times by inputs, so the order of the files does not matter.
-                if learned
-                    .get(&r.id)
-                    .is_none_or(|o| (&o.at, &o.from) < (&l.at, &l.from))
-                {
-                    learned.insert(r.id.clone(), l.clone());
-                }
-            }
-            (None, None) => {}
         }
     }
     for f in files {
         for r in &f.rules {
-            if r.revoked.is_some() {
+            if r.revoked.is_some() || revoked.contains_key(&r.id) {
                 rep.rules_in += 1;
                 continue;
             }
@@ -197,7 +219,7 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
                 !exposed || f.evidence.iter().any(|x| x.id == e.id)
             })
         };
-        for e in &evidence {
+        for e in evidence.iter().filter(|e| !revoked.contains_key(&e.id)) {
             if crate::judge::verdict(e, &opts, None) == crate::judge::Verdict::Keep
                 && checked_everywhere(e)
             {
@@ -216,19 +238,14 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             crate::tier::prune_attested(r);
         }
     }
-    // Each live rule carries its newest provenance. A revocation holds unless an input learned
-    // the rule again after it; a revoked rule stays in the file as the record.
+    // Each live rule carries its newest provenance; a revocation that holds is written as its
+    // record (with the provenance it had).
     for r in &mut rules {
         if let Some(l) = learned.get(&r.id) {
             r.learned = Some(l.clone());
         }
     }
-    for (id, rec) in revoked {
-        let at = rec.revoked.as_ref().map(|v| v.at.as_str()).unwrap_or("");
-        if learned.get(&id).is_some_and(|l| l.at.as_str() > at) {
-            continue;
-        }
-        rules.retain(|r| r.id != id);
+    for rec in revoked.into_values() {
         rep.revoked += 1;
         rules.push(rec);
     }
@@ -409,6 +426,107 @@ mod tests {
                 m.live_rules().count(),
                 if want_revoked { 0 } else { m.rules.len() }
             );
+        }
+    }
+
+    /// Review cases: a revocation is decided before conflicts (a revoked rule wins none), and a
+    /// later file's `evidence` (every cross-host candidate, kept or not) never lifts it — only a
+    /// live copy in a later file's `rules` does.
+    #[test]
+    fn revoked_rules_win_no_conflict_and_evidence_does_not_lift_them() {
+        let (d1, d2, d3) = (
+            "2026-01-01T00:00:00Z",
+            "2026-02-01T00:00:00Z",
+            "2026-03-01T00:00:00Z",
+        );
+        let revoke = |r: &mut Rule, at: &str| {
+            r.revoked = Some(crate::model::Revoked {
+                at: at.into(),
+                by: "later.warc.gz".into(),
+                pairs: 5,
+                refuted: 4,
+            })
+        };
+        let file = |rules: Vec<Rule>, evidence: Vec<Rule>, at: &str, from: &str| {
+            let mut f = RuleFile::new(
+                rules,
+                Default::default(),
+                Some(crate::rulefile::ValidationSettings::from(
+                    &crate::judge::ValidateOptions::default(),
+                )),
+            );
+            f.evidence = evidence;
+            let revoked: Vec<Option<crate::model::Revoked>> =
+                f.rules.iter().map(|r| r.revoked.clone()).collect();
+            f.stamp_learned(at, &[from.to_string()]);
+            for (r, v) in f.rules.iter_mut().zip(revoked) {
+                r.revoked = v;
+            }
+            f
+        };
+        // Two host rules with one matching side: x (better) and y.
+        let base = learned(&[("1", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"])]);
+        let mut x = base.rules[0].clone();
+        x.support = Some(10);
+        x.fp = Some(0);
+        let mut y = x.clone();
+        y.id = "r-other-target".into();
+        y.target = "http://a.org/other".into();
+        y.support = Some(3);
+        let mut x_rev = x.clone();
+        revoke(&mut x_rev, d2);
+        let inputs = [
+            file(vec![x.clone()], vec![], d1, "a.tsv"),
+            file(vec![x_rev], vec![], d1, "a.tsv"),
+            file(vec![y.clone()], vec![], d3, "b.tsv"),
+        ];
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+            let files: Vec<RuleFile> = order.iter().map(|&i| inputs[i].clone()).collect();
+            let (m, rep) = merge(&files, &[]).unwrap();
+            let state: Vec<(&str, bool)> = m
+                .rules
+                .iter()
+                .map(|r| (r.id.as_str(), r.revoked.is_some()))
+                .collect();
+            assert!(
+                state.contains(&(y.id.as_str(), false)),
+                "{order:?}: {state:?}"
+            );
+            assert!(
+                state.contains(&(x.id.as_str(), true)),
+                "{order:?}: {state:?}"
+            );
+            assert_eq!((m.rules.len(), rep.conflicts.len(), rep.revoked), (2, 0, 1));
+        }
+        // A cross-host rule judged from pooled evidence.
+        let mut g = crate::model::convention_rule(crate::model::Convention::StripWww);
+        (g.support, g.fp, g.sites) = (Some(40), Some(0), Some(5));
+        g.supporting = vec!["a.org".into(), "b.org".into()];
+        let mut g_rev = g.clone();
+        revoke(&mut g_rev, d2);
+        let mut weak = g.clone();
+        (weak.support, weak.sites) = (Some(1), Some(1));
+        let revoked_file = file(vec![g_rev], vec![g.clone()], d1, "a.tsv");
+        let cases = [
+            // A later file whose evidence holds the candidate: still revoked.
+            (file(vec![], vec![weak.clone()], d3, "b.tsv"), true),
+            // A later file that learned the rule again: lifted.
+            (file(vec![g.clone()], vec![g.clone()], d3, "b.tsv"), false),
+        ];
+        for (later, want) in cases {
+            for files in [
+                [revoked_file.clone(), later.clone()],
+                [later.clone(), revoked_file.clone()],
+            ] {
+                let (m, _) = merge(&files, &[]).unwrap();
+                let copies: Vec<bool> = m
+                    .rules
+                    .iter()
+                    .filter(|r| r.id == g.id)
+                    .map(|r| r.revoked.is_some())
+                    .collect();
+                assert_eq!(copies, vec![want]);
+            }
         }
     }
 

@@ -203,6 +203,40 @@ fn refuted_rules_are_revoked_and_merge_honours_it() {
             })
             .collect()
     };
+    // `validate -o` writes the rules again and carries the records through.
+    let v = t.path("validated.json");
+    let o = dedust(
+        &["validate", "-r", &revoked, "--truth", &clusters, "-o", &v],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after_validate = dedust::RuleFile::read(&v).unwrap();
+    for id in &ids {
+        assert!(
+            after_validate
+                .rules
+                .iter()
+                .any(|r| r.id == *id && r.revoked.is_some()),
+            "{id} lost by validate -o"
+        );
+    }
+    // One rule file per --revoke run.
+    let o = dedust(
+        &[
+            "verify",
+            "-r",
+            &old,
+            "-r",
+            &newer,
+            "--pages",
+            &pages,
+            "--revoke",
+            "-o",
+            &t.path("two.json"),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(merged_state(&[&old, &revoked]).iter().all(|&x| x));
     assert!(merged_state(&[&revoked, &old]).iter().all(|&x| x));
     assert!(merged_state(&[&revoked, &newer]).iter().all(|&x| !x));

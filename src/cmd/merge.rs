@@ -17,10 +17,11 @@ pub fn run(a: MergeArgs) -> anyhow::Result<i32> {
         eprintln!("dedust: warning: conflict: kept {keep}, dropped {drop} ({pattern})");
     }
     eprintln!(
-        "merge: {} files, {} rules in, {} out ({} duplicates, {} conflicts)",
+        "merge: {} files, {} rules in, {} out ({} revoked records; {} duplicates, {} conflicts)",
         rep.files,
         rep.rules_in,
         merged.rules.len(),
+        rep.revoked,
         rep.duplicates,
         rep.conflicts.len()
     );

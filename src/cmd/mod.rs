@@ -269,6 +269,18 @@ pub fn stamp_time() -> anyhow::Result<String> {
     Ok(dedust::rulefile::rfc3339(secs))
 }
 
+/// The revoked rules of the rule files (`verify --revoke`): the records a command that writes
+/// the rules again (`validate -o`, `verify --prune`) carries through, so a later `merge` with an
+/// older file keeps them revoked.
+pub fn revoked_records(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let f = dedust::RuleFile::read(p)?;
+        out.extend(f.rules.into_iter().filter(|r| r.revoked.is_some()));
+    }
+    Ok(out)
+}
+
 /// Load and concatenate rule files (in the order given).
 pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
     Ok(load_rule_files(paths)?.0)

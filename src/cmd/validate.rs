@@ -21,7 +21,8 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         eprintln!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
     }
     let opts = a.validate.options();
-    let (kept, rep) = dedust::select(rules, &stats, &data, &opts);
+    let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
+    kept.extend(super::revoked_records(&a.rules)?);
     let file = dedust::RuleFile::new(
         kept,
         dedust::BaseSettings {

@@ -9,6 +9,10 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
     inputs.push(&a.pages);
     super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
+    if a.revoke && a.rules.len() != 1 {
+        eprintln!("verify: --revoke takes one rule file (-r); it writes that file with the refuted rules marked");
+        return Ok(2);
+    }
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let (rules, base_settings) = super::load_rule_files(&a.rules)?;
     let pages = super::read_pages(&a.pages)?;
@@ -40,6 +44,8 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
             .map(|(r, _)| r.clone())
             .collect();
         let removed = rules.len() - kept.len();
+        let mut kept = kept;
+        kept.extend(super::revoked_records(&a.rules)?);
         let file = dedust::RuleFile::new(kept, base_settings, None);
         super::write_out(a.output.as_deref(), &file.to_json())?;
         super::write_out(None, &report)?;
@@ -70,9 +76,9 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Write the rule files' rules to `-o`, those `checks` refute marked revoked; rules revoked
-/// before stay as they were. One input keeps its other fields (thresholds, evidence); several
-/// are concatenated. Returns how many rules this run revoked.
+/// Write the rule file's rules to `-o`, those `checks` refute marked revoked; rules revoked
+/// before stay as they were; the file's other fields (thresholds, evidence) are kept. Returns
+/// how many rules this run revoked.
 fn revoke(
     a: &VerifyArgs,
     live: &[dedust::Rule],
@@ -102,13 +108,7 @@ fn revoke(
             n += 1;
         }
     }
-    let file = if files.len() == 1 {
-        files.remove(0)
-    } else {
-        let base = files[0].base;
-        let rules = files.into_iter().flat_map(|f| f.rules).collect();
-        dedust::RuleFile::new(rules, base, None)
-    };
+    let file = files.remove(0);
     super::write_out(a.output.as_deref(), &file.to_json())?;
     Ok(n)
 }
