@@ -8,63 +8,9 @@
 //! has; applying a rule is `Pattern.compile(p).matcher(url).replaceAll(s)` as Java does it.
 
 use crate::error::{Error, Result};
-use crate::rules::{Rule, RuleKind, Source, Target};
+use crate::rules::Rule;
 
-pub use crate::javaregex::JavaRegex;
-
-/// A rule of kind [`RuleKind::Regex`] for a Java pattern and replacement (checked to compile).
-///
-/// ```
-/// let r = dedust::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
-/// assert_eq!(r.kind, dedust::RuleKind::Regex);
-/// assert!(dedust::regex_rule("(", "", "x").is_err());
-/// ```
-pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule> {
-    JavaRegex::new(pattern, replacement).map_err(|m| Error::RuleFile {
-        path: origin.to_string(),
-        message: format!("pattern {pattern:?} / substitution {replacement:?}: {m}"),
-    })?;
-    Ok(Rule {
-        id: format!(
-            "x{:016x}",
-            crate::hash::fnv(&format!("{pattern}\u{0}{replacement}"))
-        ),
-        kind: RuleKind::Regex,
-        scope: "*".into(),
-        pattern: pattern.to_string(),
-        target: replacement.to_string(),
-        regex: Some(pattern.to_string()),
-        replacement: Some(replacement.to_string()),
-        source: Source {
-            scheme: None,
-            host: String::new(),
-            path: None,
-            required: vec![],
-            optional: vec![],
-            rest: true,
-        },
-        output: Target {
-            scheme: None,
-            host: None,
-            path: None,
-            query: None,
-        },
-        clusters: 0,
-        urls: 0,
-        examples: vec![],
-        support: None,
-        fp: None,
-        fpr: None,
-        sites: None,
-        except: vec![],
-        supporting: vec![],
-        attested: vec![],
-        convention: None,
-        signals: Default::default(),
-        learned: None,
-        revoked: None,
-    })
-}
+pub use crate::javaregex::{regex_rule, JavaRegex};
 
 /// Read a Nutch `regex-normalize.xml` into rules, in file order; `path` is used in messages.
 ///

@@ -8,8 +8,12 @@
 //! `\s` are ASCII classes and are translated as such (Rust's are Unicode). The replacement
 //! follows `Matcher.appendReplacement`: `\x` is a literal `x`, `$n` takes as many digits as
 //! still name an existing group, `${name}` a named group, and a group that did not take part
-//! appends nothing. Invariant: a URL the look-around-free prefilter rejects is returned as is
+//! appends nothing. [`regex_rule`] makes a rule of kind [`RuleKind::Regex`] from a pattern and
+//! replacement. Invariant: a URL the look-around-free prefilter rejects is returned as is
 //! without running the backtracking engine.
+
+use crate::error::{Error, Result};
+use crate::model::{Rule, RuleKind, Source, Target};
 
 /// A Java pattern and replacement compiled for [`JavaRegex::replace_all`].
 #[derive(Debug, Clone)]
@@ -291,6 +295,60 @@ fn parse_replacement(
         parts.push(RepPart::Lit(lit));
     }
     Ok(parts)
+}
+
+/// A rule of kind [`RuleKind::Regex`] for a Java pattern and replacement (checked to compile).
+///
+/// ```
+/// let r = dedust::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
+/// assert_eq!(r.kind, dedust::RuleKind::Regex);
+/// assert!(dedust::regex_rule("(", "", "x").is_err());
+/// ```
+pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule> {
+    JavaRegex::new(pattern, replacement).map_err(|m| Error::RuleFile {
+        path: origin.to_string(),
+        message: format!("pattern {pattern:?} / substitution {replacement:?}: {m}"),
+    })?;
+    Ok(Rule {
+        id: format!(
+            "x{:016x}",
+            crate::hash::fnv(&format!("{pattern}\u{0}{replacement}"))
+        ),
+        kind: RuleKind::Regex,
+        scope: "*".into(),
+        pattern: pattern.to_string(),
+        target: replacement.to_string(),
+        regex: Some(pattern.to_string()),
+        replacement: Some(replacement.to_string()),
+        source: Source {
+            scheme: None,
+            host: String::new(),
+            path: None,
+            required: vec![],
+            optional: vec![],
+            rest: true,
+        },
+        output: Target {
+            scheme: None,
+            host: None,
+            path: None,
+            query: None,
+        },
+        clusters: 0,
+        urls: 0,
+        examples: vec![],
+        support: None,
+        fp: None,
+        fpr: None,
+        sites: None,
+        except: vec![],
+        supporting: vec![],
+        attested: vec![],
+        convention: None,
+        signals: Default::default(),
+        learned: None,
+        revoked: None,
+    })
 }
 
 #[cfg(test)]

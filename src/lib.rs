@@ -35,6 +35,8 @@ pub mod javaregex;
 pub mod judge;
 pub mod lists;
 pub mod merge;
+#[cfg(test)]
+mod merge_tests;
 pub mod metrics;
 pub mod model;
 pub mod normalize;

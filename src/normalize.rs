@@ -1156,7 +1156,7 @@ fn path_and_query(rest: &str) -> (&str, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{convention_rule, Convention, Source, Target, ANY_HOST};
+    use crate::model::{convention_rule, Convention, Source, Target, ANY_HOST};
 
     /// Issue #10: several captures in one segment match in linear time, exactly as the
     /// backtracking matcher decides (random pieces and strings, and a hostile 800-char segment).

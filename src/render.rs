@@ -836,10 +836,10 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{CapType, RuleKind, Source, Target};
+    use crate::model::{CapType, RuleKind, Source, Target};
 
     fn rule(kind: RuleKind, source: Source, output: Target) -> Rule {
-        let mut r = crate::import::regex_rule("x", "", "test").unwrap();
+        let mut r = crate::javaregex::regex_rule("x", "", "test").unwrap();
         r.kind = kind;
         r.source = source;
         r.output = output;

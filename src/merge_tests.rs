@@ -1,0 +1,296 @@
+//! Tests of [`crate::merge`] on rule files that the learner writes (they need the learner, so
+//! they live beside the facade, not in the engine).
+
+use crate::merge::*;
+use crate::model::Rule;
+use crate::rulefile::RuleFile;
+
+fn learned(urls: &[(&str, &[&str])]) -> RuleFile {
+    let clusters: Vec<crate::rules::Cluster> = urls
+        .iter()
+        .map(|(id, u)| crate::rules::Cluster {
+            id: id.to_string(),
+            urls: u.iter().map(|s| s.to_string()).collect(),
+        })
+        .collect();
+    let (rules, _) = crate::rules::learn_candidates(&clusters, &Default::default(), &|_| {});
+    RuleFile::new(rules, Default::default(), None)
+}
+
+#[test]
+fn order_of_inputs_does_not_matter_and_duplicates_collapse() {
+    let a = learned(&[
+        ("1", &["http://www.a.org/x", "http://a.org/x"]),
+        ("2", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"]),
+    ]);
+    let b = learned(&[("3", &["https://b.org/q?ref=1", "https://b.org/q"])]);
+    let (ab, rep) = merge(&[a.clone(), b.clone(), a.clone()], &[]).unwrap();
+    let (ba, _) = merge(&[b.clone(), a.clone()], &[]).unwrap();
+    assert_eq!(ab.to_json(), ba.to_json());
+    assert_eq!(rep.duplicates, a.rules.len());
+    assert_eq!(ab.rules.len(), a.rules.len() + b.rules.len());
+    assert!(rep.conflicts.is_empty());
+}
+
+/// Revocation: a rule revoked in any input is written revoked (replacing live copies learned
+/// before the revocation, whatever the order of the files), unless an input learned it after;
+/// a live rule keeps its newest provenance, and the same rule from two runs is no conflict.
+#[test]
+fn revocations_hold_unless_the_rule_was_learned_again_after() {
+    let base = learned(&[("1", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"])]);
+    let stamp = |at: &str, from: &str| {
+        let mut f = base.clone();
+        f.stamp_learned(at, &[from.to_string()]);
+        f
+    };
+    let revoke = |mut f: RuleFile, at: &str| {
+        for r in &mut f.rules {
+            r.revoked = Some(crate::rules::Revoked {
+                at: at.into(),
+                by: "later.warc.gz".into(),
+                pairs: 5,
+                refuted: 4,
+            });
+        }
+        f
+    };
+    let (d1, d2, d3) = (
+        "2026-01-01T00:00:00Z",
+        "2026-02-01T00:00:00Z",
+        "2026-03-01T00:00:00Z",
+    );
+    // (inputs, revoked in the output, `learned.at` of every output rule)
+    let cases: Vec<(Vec<RuleFile>, bool, &str)> = vec![
+        (vec![stamp(d1, "a.tsv"), stamp(d2, "b.tsv")], false, d2),
+        (
+            vec![stamp(d1, "a.tsv"), revoke(stamp(d1, "a.tsv"), d2)],
+            true,
+            d1,
+        ),
+        (
+            vec![revoke(stamp(d1, "a.tsv"), d2), stamp(d1, "a.tsv")],
+            true,
+            d1,
+        ),
+        (
+            vec![revoke(stamp(d1, "a.tsv"), d2), stamp(d3, "c.tsv")],
+            false,
+            d3,
+        ),
+        (
+            vec![stamp(d3, "c.tsv"), revoke(stamp(d1, "a.tsv"), d2)],
+            false,
+            d3,
+        ),
+    ];
+    for (i, (files, want_revoked, want_at)) in cases.into_iter().enumerate() {
+        let (m, rep) = merge(&files, &[]).unwrap();
+        assert_eq!(m.rules.len(), base.rules.len(), "case {i}");
+        assert!(rep.conflicts.is_empty(), "case {i}: {:?}", rep.conflicts);
+        for r in &m.rules {
+            assert_eq!(r.revoked.is_some(), want_revoked, "case {i}: {}", r.pattern);
+            assert_eq!(r.learned.as_ref().unwrap().at, want_at, "case {i}");
+        }
+        assert_eq!(rep.revoked, if want_revoked { m.rules.len() } else { 0 });
+        assert_eq!(
+            m.live_rules().count(),
+            if want_revoked { 0 } else { m.rules.len() }
+        );
+    }
+}
+
+/// Review cases: a revocation is decided before conflicts (a revoked rule wins none), and a
+/// later file's `evidence` (every cross-host candidate, kept or not) never lifts it — only a
+/// live copy in a later file's `rules` does.
+#[test]
+fn revoked_rules_win_no_conflict_and_evidence_does_not_lift_them() {
+    let (d1, d2, d3) = (
+        "2026-01-01T00:00:00Z",
+        "2026-02-01T00:00:00Z",
+        "2026-03-01T00:00:00Z",
+    );
+    let revoke = |r: &mut Rule, at: &str| {
+        r.revoked = Some(crate::model::Revoked {
+            at: at.into(),
+            by: "later.warc.gz".into(),
+            pairs: 5,
+            refuted: 4,
+        })
+    };
+    let file = |rules: Vec<Rule>, evidence: Vec<Rule>, at: &str, from: &str| {
+        let mut f = RuleFile::new(
+            rules,
+            Default::default(),
+            Some(crate::rulefile::ValidationSettings::from(
+                &crate::judge::ValidateOptions::default(),
+            )),
+        );
+        f.evidence = evidence;
+        let revoked: Vec<Option<crate::model::Revoked>> =
+            f.rules.iter().map(|r| r.revoked.clone()).collect();
+        f.stamp_learned(at, &[from.to_string()]);
+        for (r, v) in f.rules.iter_mut().zip(revoked) {
+            r.revoked = v;
+        }
+        f
+    };
+    // Two host rules with one matching side: x (better) and y.
+    let base = learned(&[("1", &["http://a.org/p?s=1&t=2", "http://a.org/p?t=2"])]);
+    let mut x = base.rules[0].clone();
+    x.support = Some(10);
+    x.fp = Some(0);
+    let mut y = x.clone();
+    y.id = "r-other-target".into();
+    y.target = "http://a.org/other".into();
+    y.support = Some(3);
+    let mut x_rev = x.clone();
+    revoke(&mut x_rev, d2);
+    let inputs = [
+        file(vec![x.clone()], vec![], d1, "a.tsv"),
+        file(vec![x_rev], vec![], d1, "a.tsv"),
+        file(vec![y.clone()], vec![], d3, "b.tsv"),
+    ];
+    for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
+        let files: Vec<RuleFile> = order.iter().map(|&i| inputs[i].clone()).collect();
+        let (m, rep) = merge(&files, &[]).unwrap();
+        let state: Vec<(&str, bool)> = m
+            .rules
+            .iter()
+            .map(|r| (r.id.as_str(), r.revoked.is_some()))
+            .collect();
+        assert!(
+            state.contains(&(y.id.as_str(), false)),
+            "{order:?}: {state:?}"
+        );
+        assert!(
+            state.contains(&(x.id.as_str(), true)),
+            "{order:?}: {state:?}"
+        );
+        assert_eq!((m.rules.len(), rep.conflicts.len(), rep.revoked), (2, 0, 1));
+    }
+    // A cross-host rule judged from pooled evidence.
+    let mut g = crate::model::convention_rule(crate::model::Convention::StripWww);
+    (g.support, g.fp, g.sites) = (Some(40), Some(0), Some(5));
+    g.supporting = vec!["a.org".into(), "b.org".into()];
+    let mut g_rev = g.clone();
+    revoke(&mut g_rev, d2);
+    let mut weak = g.clone();
+    (weak.support, weak.sites) = (Some(1), Some(1));
+    let revoked_file = file(vec![g_rev], vec![g.clone()], d1, "a.tsv");
+    let cases = [
+        // A later file whose evidence holds the candidate: still revoked.
+        (file(vec![], vec![weak.clone()], d3, "b.tsv"), true),
+        // A later file that learned the rule again: lifted.
+        (file(vec![g.clone()], vec![g.clone()], d3, "b.tsv"), false),
+    ];
+    for (later, want) in cases {
+        for files in [
+            [revoked_file.clone(), later.clone()],
+            [later.clone(), revoked_file.clone()],
+        ] {
+            let (m, _) = merge(&files, &[]).unwrap();
+            let copies: Vec<bool> = m
+                .rules
+                .iter()
+                .filter(|r| r.id == g.id)
+                .map(|r| r.revoked.is_some())
+                .collect();
+            assert_eq!(copies, vec![want]);
+        }
+    }
+}
+
+/// A suffix convention learned on one shard is kept by the pooled merge only when every
+/// shard whose URLs end in a word validated it; a file without the `suffix` exposure key
+/// (written before suffix conventions) counts as exposed.
+#[test]
+fn a_suffix_convention_needs_every_exposed_shard() {
+    let cfg = crate::LearnConfig {
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    let mk = |id: String, u: [String; 2]| crate::rules::Cluster {
+        id,
+        urls: u.to_vec(),
+    };
+    let amp: Vec<crate::rules::Cluster> = (0..6)
+        .map(|i| {
+            let h = ["a.org", "b.org"][i % 2];
+            mk(
+                format!("c{i}"),
+                [
+                    format!("http://{h}/n/p{i}/"),
+                    format!("http://{h}/n/p{i}/amp/"),
+                ],
+            )
+        })
+        .collect();
+    // A shard with a `www.` convention only, and no URL ending in a word.
+    let other: Vec<crate::rules::Cluster> = (0..3)
+        .map(|i| {
+            mk(
+                format!("d{i}"),
+                [
+                    format!("http://www.c{i}.org/9"),
+                    format!("http://c{i}.org/9"),
+                ],
+            )
+        })
+        .collect();
+    let a = crate::pipeline::learn(&amp, &cfg, &|_, _, _| {}).file;
+    let b = crate::pipeline::learn(&other, &cfg, &|_, _, _| {}).file;
+    let has_suffix = |f: &RuleFile| {
+        f.rules
+            .iter()
+            .any(|r| matches!(r.convention, Some(crate::rules::Convention::Suffix(_))))
+    };
+    assert!(has_suffix(&a), "{:#?}", a.rules);
+    assert!(!b.exposure.contains_key("suffix"));
+    let (m, _) = merge(&[a.clone(), b], &[]).unwrap();
+    assert!(!has_suffix(&m), "kept without the other shard's check");
+    let (m, _) = merge(&[a.clone(), a], &[]).unwrap();
+    assert!(has_suffix(&m));
+}
+
+#[test]
+fn conflicts_keep_the_better_rule_and_are_reported() {
+    let a = learned(&[("1", &["http://www.a.org/x", "http://a.org/x"])]);
+    let mut worse = a.clone();
+    for r in &mut worse.rules {
+        r.id.push('z');
+        r.output.host = Some("elsewhere.org".into());
+        r.support = Some(1);
+        r.fp = Some(1);
+    }
+    let (m, rep) = merge(&[worse, a.clone()], &[]).unwrap();
+    assert_eq!(m.rules, a.rules);
+    assert_eq!(rep.conflicts.len(), a.rules.len());
+}
+
+/// Issue #10: two files holding different rules under one id (a hand edit, a forged file)
+/// merge to the same file in either order, and the clash is reported.
+#[test]
+fn one_id_with_two_contents_merges_the_same_in_either_order() {
+    let a = learned(&[("1", &["http://www.a.org/x", "http://a.org/x"])]);
+    let mut b = a.clone();
+    for r in &mut b.rules {
+        r.output.host = Some("elsewhere.org".into());
+    }
+    let (ab, rep) = merge(&[a.clone(), b.clone()], &[]).unwrap();
+    let (ba, rep2) = merge(&[b, a.clone()], &[]).unwrap();
+    assert_eq!(ab.to_json(), ba.to_json());
+    assert_eq!(rep.conflicts.len(), a.rules.len());
+    assert_eq!(rep2.conflicts, rep.conflicts);
+}
+
+#[test]
+fn different_settings_are_refused() {
+    let a = RuleFile::new(vec![], Default::default(), None);
+    let mut b = a.clone();
+    b.base.keep_fragment = true;
+    let e = merge(&[a, b], &["a.json", "b.json"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("b.json"), "{e}");
+    assert!(merge(&[], &[]).is_err());
+}
