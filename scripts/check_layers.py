@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The engine modules (the future `dedust-core` crate, issue 16) import no module outside the
-engine, and no crate the engine must not depend on. Fails (exit 1) naming each offending import.
+"""The engine crate (`crates/dedust-core`, issue 16) imports no crate it must not depend on:
+`cargo tree -p dedust-core -e normal` lists none of the forbidden crates, and no engine source
+names one (the crate boundary already keeps learning, content and interop modules out).
+Fails (exit 1) naming each offence.
 
 Engine: model, url_parts, base, normalize, javaregex, render, rulefile, judge, tier, merge, site,
 hash, error. Checked: `crate::MODULE` paths and `use crate::{…}` groups in each engine file's code
@@ -14,11 +16,11 @@ import sys
 CORE = {"model", "url_parts", "base", "normalize", "javaregex", "render", "rulefile", "judge",
         "tier", "merge", "site", "hash", "error"}
 FORBIDDEN = {"rayon", "petgraph", "clap", "anyhow", "indicatif", "html5gum", "roxmltree", "flate2",
-             "rust_stemmers"}
+             "rust_stemmers", "mimalloc"}
 
 bad = []
 for m in sorted(CORE):
-    path = f"src/{m}.rs"
+    path = f"crates/dedust-core/src/{m}.rs"
     text = open(path, encoding="utf-8").read()
     cut = text.find("#[cfg(test)]\nmod tests")
     body = text if cut < 0 else text[:cut]
@@ -32,6 +34,13 @@ for m in sorted(CORE):
     for ext in sorted(set(re.findall(r"\b([a-z_][a-z0-9_]*)::", code))):
         if ext in FORBIDDEN:
             bad.append(f"{path}: uses {ext} (the engine must not depend on it)")
+import subprocess
+tree = subprocess.run(["cargo", "tree", "-p", "dedust-core", "-e", "normal", "--prefix", "none"],
+                      capture_output=True, text=True, check=True).stdout
+for line in tree.splitlines():
+    name = line.split(" ")[0].replace("-", "_")
+    if name in FORBIDDEN or name == "dedust":
+        bad.append(f"cargo tree -p dedust-core: depends on {line.split(' (')[0]}")
 for b in bad:
     print(b)
 print(f"check_layers: {len(CORE)} engine modules, {len(bad)} offending imports")

@@ -2,7 +2,7 @@
 //! engine of [`crate::javaregex`]).
 //!
 //! In: the text of a Nutch urlnormalizer-regex file (`<regex-normalize>` with `<regex>` children
-//! holding `<pattern>` and `<substitution>`). Out: [`Rule`]s of kind [`RuleKind::Regex`], in file
+//! holding `<pattern>` and `<substitution>`). Out: [`Rule`]s of kind [`RuleKind::Regex`](crate::rules::RuleKind::Regex), in file
 //! order, each holding the Java pattern and replacement verbatim. Invariants: every imported rule
 //! compiles ([`JavaRegex::new`] is run on it) and its replacement only names groups the pattern
 //! has; applying a rule is `Pattern.compile(p).matcher(url).replaceAll(s)` as Java does it.

@@ -21,38 +21,30 @@
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
 
+pub use dedust_core::{
+    base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, tier,
+    url_parts,
+};
+
 pub mod align;
-pub mod base;
 pub mod cluster;
 pub mod consensus;
-pub mod error;
 pub mod export;
 pub mod generalize;
-pub mod hash;
 pub mod import;
 pub mod input;
-pub mod javaregex;
-pub mod judge;
 pub mod lists;
-pub mod merge;
 #[cfg(test)]
 mod merge_tests;
 pub mod metrics;
-pub mod model;
-pub mod normalize;
 pub mod pages;
 pub mod pipeline;
-pub mod render;
 pub mod report;
-pub mod rulefile;
 pub mod rules;
 pub mod similarity;
-pub mod site;
 pub mod synth;
 pub mod tdw;
-pub mod tier;
 pub mod tokenize;
-pub mod url_parts;
 pub mod validate;
 pub mod verify;
 pub mod warc;
@@ -60,11 +52,11 @@ pub mod warc;
 pub use align::{align, AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{consensus, Column, ColumnClass, Consensus};
+pub use dedust_core::MergeReport;
 pub use error::{Error, Result};
 pub use export::{export, Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
-pub use merge::{merge, MergeReport};
 pub use metrics::{compare, mean, metrics, Comparison, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use pipeline::{

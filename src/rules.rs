@@ -43,7 +43,6 @@ use crate::tokenize::{split_url, tokenize, Tokens};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub(crate) use crate::model::value_like;
 pub use crate::model::*;
 
 /// The WORD of a [`Convention::Suffix`] that `long` has after `short` (path segments; a trailing

@@ -39,7 +39,7 @@ impl JavaRegex {
     /// Compile a Java pattern and a Java replacement string.
     ///
     /// ```
-    /// use dedust::JavaRegex;
+    /// use dedust_core::JavaRegex;
     /// let r = JavaRegex::new(r"(?<!:)/{2,}", "/").unwrap();
     /// assert_eq!(r.replace_all("http://a.org//x//y"), "http://a.org/x/y");
     /// let r = JavaRegex::new(r"/((?i)index|default)\.(html?)(\?|&|#|$)", "/$3").unwrap();
@@ -75,7 +75,7 @@ impl JavaRegex {
     /// are replaced, the rest of the input is kept as it is.
     ///
     /// ```
-    /// let r = dedust::JavaRegex::new("(a|a)+(?<!x)!|z", "Z").unwrap();
+    /// let r = dedust_core::JavaRegex::new("(a|a)+(?<!x)!|z", "Z").unwrap();
     /// assert_eq!(r.replace_all_checked("az"), ("aZ".to_string(), false));
     /// let (_, hit) = r.replace_all_checked(&format!("{}z", "a".repeat(40)));
     /// assert!(hit);
@@ -300,9 +300,9 @@ fn parse_replacement(
 /// A rule of kind [`RuleKind::Regex`] for a Java pattern and replacement (checked to compile).
 ///
 /// ```
-/// let r = dedust::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
-/// assert_eq!(r.kind, dedust::RuleKind::Regex);
-/// assert!(dedust::regex_rule("(", "", "x").is_err());
+/// let r = dedust_core::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
+/// assert_eq!(r.kind, dedust_core::RuleKind::Regex);
+/// assert!(dedust_core::regex_rule("(", "", "x").is_err());
 /// ```
 pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule> {
     JavaRegex::new(pattern, replacement).map_err(|m| Error::RuleFile {

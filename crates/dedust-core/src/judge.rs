@@ -78,7 +78,7 @@ pub fn specificity(r: &Rule) -> i64 {
 }
 
 /// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
-pub(crate) fn score(r: &Rule) -> i64 {
+pub fn score(r: &Rule) -> i64 {
     match r.support {
         Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
         None => r.urls as i64,
@@ -96,9 +96,12 @@ pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
 
 /// What the thresholds say of one validated rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
+    /// Too few merges (or, cross-host, too few sites).
     LowSupport,
+    /// The judged false-positive rate is over the bound.
     HighFpr,
+    /// Kept.
     Keep,
 }
 
@@ -106,10 +109,19 @@ pub(crate) enum Verdict {
 /// or drops parameters, and its target copies nothing from the source.
 ///
 /// ```
-/// use dedust::{learn_candidates, Cluster, LearnOptions, validate::is_collapse};
-/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
-/// let (rules, _) = learn_candidates(&[mk("w", &["https://f.org/m.php?u=1", "https://f.org/m.php?u=2", "https://f.org/login.php"])], &Default::default(), &|_| {});
-/// assert!(rules.iter().any(|r| is_collapse(r)));
+/// use dedust_core::model::{CapType, Piece, SegOut, Source, Target, ValPat};
+/// use dedust_core::{judge::is_collapse, Rule, RuleKind};
+/// // `m.php?u={int}` → `login.php`: every member page sent to one login wall.
+/// let source = Source {
+///     scheme: None,
+///     host: "f.org".into(),
+///     path: Some(vec![vec![Piece::Lit("m.php".into())]]),
+///     required: vec![("u".into(), ValPat::Pieces(vec![Piece::Cap(CapType::Int)]))],
+///     optional: vec![],
+///     rest: false,
+/// };
+/// let target = Target { scheme: None, host: None, path: Some(vec![SegOut::Lit("login.php".into())]), query: Some(vec![]) };
+/// assert!(is_collapse(&Rule::new(RuleKind::Template, source, target)));
 /// ```
 pub fn is_collapse(r: &Rule) -> bool {
     use crate::model::{Piece, SegOut, ValOut};
@@ -140,7 +152,7 @@ pub fn is_collapse(r: &Rule) -> bool {
 
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
 /// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
-pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
+pub fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
     let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
     if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
         Verdict::LowSupport
@@ -154,7 +166,7 @@ pub(crate) fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, u
 /// The many → one family a rule belongs to: its host and its fixed target. The rules of one
 /// family (`member.php?u=`, `private.php?u=`, `newreply.php?p=` all sent to one login page) are
 /// evidence for each other.
-pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
+pub fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
     is_collapse(r).then_some((r.source.host.as_str(), r.target.as_str()))
 }
 
@@ -168,7 +180,7 @@ pub(crate) fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
 /// `validate::select` and judged by e alone.
 ///
 /// ```
-/// use dedust::{validate::judged_fpr, ValidateOptions};
+/// use dedust_core::judge::{judged_fpr, ValidateOptions};
 /// let o = ValidateOptions::default();
 /// assert_eq!(judged_fpr(14, 3, None, &o), 3.0 / 14.0);
 /// // The same rule in a family that merged 101 URLs with 3 wrong: (3 + 10 · 3/101) / 24.

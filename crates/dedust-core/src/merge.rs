@@ -61,7 +61,7 @@ fn same_rule(a: &Rule, b: &Rule) -> bool {
 /// thresholds; `names` label them in messages.
 ///
 /// ```
-/// use dedust::{merge, RuleFile};
+/// use dedust_core::{merge, RuleFile};
 /// let a = RuleFile::new(vec![], Default::default(), None);
 /// let (m, rep) = merge(&[a.clone(), a], &["a.json", "b.json"]).unwrap();
 /// assert!(m.rules.is_empty());

@@ -248,9 +248,9 @@ impl Normalizer {
     /// Compile rules (kept in the given order); `base: None` turns the base layer off.
     ///
     /// ```
-    /// use dedust::{learn_candidates, BaseOptions, Cluster, LearnOptions, Normalizer};
-    /// let c = vec![Cluster { id: "a".into(), urls: vec!["http://www.h.org/x".into(), "http://h.org/x".into()] }];
-    /// let (rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
+    /// use dedust_core::model::{convention_rule, Convention};
+    /// use dedust_core::{BaseOptions, Normalizer};
+    /// let rules = vec![convention_rule(Convention::StripWww)];
     /// let n = Normalizer::new(rules, Some(BaseOptions::default()));
     /// assert_eq!(n.normalize("HTTP://WWW.H.ORG/other?b=1&a=2").unwrap().url, "http://h.org/other?a=2&b=1");
     /// ```
@@ -324,9 +324,9 @@ impl Normalizer {
     /// [`Normalizer::rules`].
     ///
     /// ```
-    /// let grow = dedust::regex_rule("a", "aa", "x").unwrap();
-    /// let fine = dedust::regex_rule("[?&]s=[0-9a-f]+", "", "y").unwrap();
-    /// let n = dedust::Normalizer::new(vec![fine, grow], None);
+    /// let grow = dedust_core::regex_rule("a", "aa", "x").unwrap();
+    /// let fine = dedust_core::regex_rule("[?&]s=[0-9a-f]+", "", "y").unwrap();
+    /// let n = dedust_core::Normalizer::new(vec![fine, grow], None);
     /// assert_eq!(n.growing_rules(), vec![1]);
     /// ```
     pub fn growing_rules(&self) -> Vec<usize> {
@@ -398,7 +398,7 @@ impl Normalizer {
     /// again may change it.
     ///
     /// ```
-    /// let n = dedust::Normalizer::new(vec![], None);
+    /// let n = dedust_core::Normalizer::new(vec![], None);
     /// let (out, fixed) = n.apply_rules_fixed("http://h.org/a".to_string());
     /// assert_eq!((out.url.as_str(), fixed), ("http://h.org/a", true));
     /// ```
@@ -410,7 +410,7 @@ impl Normalizer {
     /// [`Normalizer::apply_rules_fixed`] with the trail: the output (`None` when no rule changed
     /// the URL), every rule that changed it on the way, in order, and whether a pass changed
     /// nothing within [`MAX_ROUNDS`]. Same rounds as [`Normalizer::apply_rules`].
-    pub(crate) fn trace_fixed(&self, url: &str) -> (Option<String>, Vec<u32>, bool) {
+    pub fn trace_fixed(&self, url: &str) -> (Option<String>, Vec<u32>, bool) {
         let mut cur: Option<String> = None;
         let mut fired = Vec::new();
         for _ in 0..MAX_ROUNDS {
@@ -500,8 +500,8 @@ impl Normalizer {
     /// (the URL was left as it was from that point), over every call so far.
     ///
     /// ```
-    /// let r = dedust::regex_rule("(a|a)+(?<!x)!|z", "Z", "redos").unwrap();
-    /// let n = dedust::Normalizer::new(vec![r], None);
+    /// let r = dedust_core::regex_rule("(a|a)+(?<!x)!|z", "Z", "redos").unwrap();
+    /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// n.apply_rules(format!("http://h.org/{}?q=z", "a".repeat(40)));
     /// assert_eq!(n.regex_limit_hits(), 1);
     /// ```
@@ -513,10 +513,10 @@ impl Normalizer {
     /// rule, or a chain of rules, that keeps growing a URL), over every call so far.
     ///
     /// ```
-    /// let r = dedust::regex_rule("a", "aa", "grow").unwrap();
-    /// let n = dedust::Normalizer::new(vec![r], None);
+    /// let r = dedust_core::regex_rule("a", "aa", "grow").unwrap();
+    /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// let out = n.apply_rules(format!("http://h.org/{}", "a".repeat(1000)));
-    /// assert!(out.url.len() <= dedust::normalize::MAX_LINE);
+    /// assert!(out.url.len() <= dedust_core::normalize::MAX_LINE);
     /// assert_eq!(n.too_long_rewrites(), 1);
     /// ```
     pub fn too_long_rewrites(&self) -> usize {
@@ -617,8 +617,8 @@ impl Normalizer {
     /// `http(s)` URL on a host without rules).
     ///
     /// ```
-    /// use dedust::normalize::LineStatus;
-    /// let n = dedust::Normalizer::new(vec![], Some(Default::default()));
+    /// use dedust_core::normalize::LineStatus;
+    /// let n = dedust_core::Normalizer::new(vec![], Some(Default::default()));
     /// let mut buf = String::new();
     /// let st = n.normalize_line_into(b"http://A.org/?b=1&a=2", &mut buf);
     /// assert_eq!(st, LineStatus::Url { changed: true, rule: None });
@@ -721,7 +721,7 @@ impl Normalizer {
     /// Classify and normalize one input line (without its line terminator).
     ///
     /// ```
-    /// use dedust::{normalize::{BadLine, LineResult}, BaseOptions, Normalizer};
+    /// use dedust_core::{normalize::{BadLine, LineResult}, BaseOptions, Normalizer};
     /// let n = Normalizer::new(vec![], Some(BaseOptions::default()));
     /// assert!(matches!(n.normalize_line(b"HTTP://A.ORG"), LineResult::Url(u) if u.url == "http://a.org/"));
     /// assert_eq!(n.normalize_line(b"\xff"), LineResult::Bad(BadLine::NotUtf8));
@@ -835,12 +835,19 @@ fn match_val(v: &ValPat, value: Option<&str>) -> bool {
 /// only drops optional parameters, when none of them is present: the URL would not change).
 ///
 /// ```
-/// use dedust::{learn_candidates, apply_rule, Cluster, LearnOptions};
-/// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
-/// let (rules, _) = learn_candidates(
-///     &[mk("a", &["https://f.org/s.php?t=1", "https://f.org/s.php?mode=x&t=1"])],
-///     &Default::default(), &|_| {});
-/// let r = rules.iter().find(|r| r.pattern == "https://f.org/s.php?t={int:t}&[mode]").unwrap();
+/// use dedust_core::model::{CapType, Piece, Source, Target, ValOut, ValPat};
+/// use dedust_core::{apply_rule, Rule, RuleKind};
+/// let source = Source {
+///     scheme: Some("https".into()),
+///     host: "f.org".into(),
+///     path: Some(vec![vec![Piece::Lit("s.php".into())]]),
+///     required: vec![("t".into(), ValPat::Pieces(vec![Piece::Cap(CapType::Int)]))],
+///     optional: vec!["mode".into()],
+///     rest: false,
+/// };
+/// let target = Target { scheme: None, host: None, path: None, query: Some(vec![("t".into(), ValOut::Copy)]) };
+/// let r = &Rule::new(RuleKind::Template, source, target);
+/// assert_eq!(r.pattern, "https://f.org/s.php?t={int:t}&[mode]");
 /// assert_eq!(apply_rule(r, "https://f.org/s.php?mode=y&t=99").as_deref(), Some("https://f.org/s.php?t=99"));
 /// assert_eq!(apply_rule(r, "https://f.org/s.php?p=1&t=99"), None);
 /// ```
@@ -1101,7 +1108,7 @@ fn apply_convention(
 }
 
 /// Whether a rule only drops optional parameters (keeping scheme, host, path and the rest).
-pub(crate) fn is_drop_only(rule: &Rule) -> bool {
+pub fn is_drop_only(rule: &Rule) -> bool {
     let (s, o) = (&rule.source, &rule.output);
     s.rest
         && o.scheme.is_none()

@@ -129,7 +129,7 @@ impl RuleFile {
     /// [`rfc3339`]) from the inputs `from`.
     ///
     /// ```
-    /// let mut f = dedust::RuleFile::new(vec![], Default::default(), None);
+    /// let mut f = dedust_core::RuleFile::new(vec![], Default::default(), None);
     /// f.stamp_learned("2026-11-24T00:00:00Z", &["crawl.warc.gz".to_string()]);
     /// assert!(f.rules.is_empty());
     /// ```
@@ -158,10 +158,10 @@ impl RuleFile {
     /// Parse a rule file; `path` is used in messages.
     ///
     /// ```
-    /// let f = dedust::RuleFile::new(vec![], Default::default(), None);
-    /// let back = dedust::RuleFile::parse(&f.to_json(), "x.json").unwrap();
+    /// let f = dedust_core::RuleFile::new(vec![], Default::default(), None);
+    /// let back = dedust_core::RuleFile::parse(&f.to_json(), "x.json").unwrap();
     /// assert_eq!(back, f);
-    /// assert!(dedust::RuleFile::parse("{}", "x.json").is_err());
+    /// assert!(dedust_core::RuleFile::parse("{}", "x.json").is_err());
     /// ```
     pub fn parse(text: &str, path: &str) -> Result<RuleFile> {
         let err = |m: String| Error::RuleFile {
@@ -228,13 +228,13 @@ impl RuleFile {
 }
 
 /// `secs` since the Unix epoch as an RFC 3339 UTC time with seconds (`1970-01-01T00:00:00Z`):
-/// the form of [`crate::rules::Learned::at`] and [`crate::rules::Revoked::at`], which compare
+/// the form of [`crate::model::Learned::at`] and [`crate::model::Revoked::at`], which compare
 /// as strings in time order (years 0–9999).
 ///
 /// ```
-/// assert_eq!(dedust::rulefile::rfc3339(0), "1970-01-01T00:00:00Z");
-/// assert_eq!(dedust::rulefile::rfc3339(1_795_984_260), "2026-11-29T20:31:00Z");
-/// assert_eq!(dedust::rulefile::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+/// assert_eq!(dedust_core::rulefile::rfc3339(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(dedust_core::rulefile::rfc3339(1_795_984_260), "2026-11-29T20:31:00Z");
+/// assert_eq!(dedust_core::rulefile::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
 /// ```
 pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;

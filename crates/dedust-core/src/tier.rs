@@ -11,7 +11,7 @@ use crate::url_parts::UrlParts;
 use std::collections::{HashMap, HashSet};
 
 /// Drop from a cross-host rule's `attested` hosts the ones whose domain is excepted.
-pub(crate) fn prune_attested(r: &mut Rule) {
+pub fn prune_attested(r: &mut Rule) {
     let except = &r.except;
     r.attested.retain(|h| {
         except
@@ -24,8 +24,8 @@ pub(crate) fn prune_attested(r: &mut Rule) {
 /// (`param:NAME` for a drop, the convention otherwise); `None` for other rules.
 ///
 /// ```
-/// let r = dedust::rules::convention_rule(dedust::rules::Convention::StripWww);
-/// assert_eq!(dedust::validate::exposure_key(&r).as_deref(), Some("www"));
+/// let r = dedust_core::model::convention_rule(dedust_core::model::Convention::StripWww);
+/// assert_eq!(dedust_core::tier::exposure_key(&r).as_deref(), Some("www"));
 /// ```
 pub fn exposure_key(r: &Rule) -> Option<String> {
     rule_feature(r).map(|f| f.key())
@@ -33,7 +33,7 @@ pub fn exposure_key(r: &Rule) -> Option<String> {
 
 /// An exposure key borrowed from a URL or a rule (see [`exposure_key`] for its text form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Feature<'a> {
+pub enum Feature<'a> {
     /// `http`.
     Http,
     /// `www`.
@@ -51,7 +51,7 @@ pub(crate) enum Feature<'a> {
 
 impl Feature<'_> {
     /// The text form ([`exposure_key`]).
-    pub(crate) fn key(&self) -> String {
+    pub fn key(&self) -> String {
         match self {
             Feature::Http => "http".into(),
             Feature::Www => "www".into(),
@@ -64,7 +64,7 @@ impl Feature<'_> {
 }
 
 /// The feature a cross-host rule needs in a URL to touch it ([`exposure_key`]).
-pub(crate) fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
+pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
     use crate::model::Convention as C;
     if !r.is_global() {
         return None;
@@ -80,14 +80,14 @@ pub(crate) fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
 }
 
 /// The exposure features of one base-normalized URL (see [`exposure_key`]), each once.
-pub(crate) fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
+pub fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
     if let Some(p) = crate::url_parts::split_url(url) {
         parts_exposure(&p, out);
     }
 }
 
 /// [`url_exposure`] of a URL already split.
-pub(crate) fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
+pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if p.scheme == "http" {
         out.push(Feature::Http);
     }
@@ -115,7 +115,7 @@ pub(crate) fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
 }
 
 /// The registrable domain of a host, owned.
-pub(crate) fn domain(host: &str) -> String {
+pub fn domain(host: &str) -> String {
     crate::site::registrable_domain(host).to_string()
 }
 
@@ -134,7 +134,7 @@ fn dropped_param(r: &Rule) -> Option<&str> {
 ///   drops that parameter;
 /// * one rule per mechanism: a cross-host drop on one literal path is removed when the same drop
 ///   on any path is kept.
-pub(crate) fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
+pub fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
     let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
     for r in rules.iter().filter(|r| !r.is_global()) {
         let Some(q) = &r.output.query else { continue };

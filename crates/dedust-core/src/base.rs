@@ -43,7 +43,7 @@ impl std::error::Error for BaseError {}
 /// Base-normalize one absolute URL.
 ///
 /// ```
-/// use dedust::{base_normalize, BaseOptions};
+/// use dedust_core::{base_normalize, BaseOptions};
 /// let o = BaseOptions::default();
 /// assert_eq!(
 ///     base_normalize("HTTP://Example.COM:80/a/./b/../%7euser?b=2&a=1#top", &o).unwrap(),
@@ -111,8 +111,8 @@ static FAST_OK: [bool; 256] = {
 /// shared URL lists).
 ///
 /// ```
-/// use dedust::base::{fast_base, slow_base};
-/// let o = dedust::BaseOptions::default();
+/// use dedust_core::base::{fast_base, slow_base};
+/// let o = dedust_core::BaseOptions::default();
 /// let u = "HTTP://Example.com:80/a%7e?b=1&a=2#x";
 /// assert_eq!(fast_base(u, &o).unwrap(), slow_base(u, &o).unwrap());
 /// assert_eq!(fast_base("http://[::1]/", &o), None);
@@ -322,12 +322,12 @@ fn normalize_query(q: &str, keep_order: bool) -> String {
 }
 
 /// The name part of a `name=value` query pair.
-pub(crate) fn param_name(pair: &str) -> &str {
+pub fn param_name(pair: &str) -> &str {
     pair.split_once('=').map_or(pair, |(n, _)| n)
 }
 
 /// The distinct parameter names of a query (without `?`), sorted.
-pub(crate) fn param_names(query: Option<&str>) -> Vec<&str> {
+pub fn param_names(query: Option<&str>) -> Vec<&str> {
     let mut names: Vec<&str> = query
         .unwrap_or("")
         .split('&')
@@ -353,7 +353,7 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 /// Decode escapes of unreserved characters and upper-case the hex digits of the others.
-pub(crate) fn normalize_escapes(s: &str) -> String {
+pub fn normalize_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     push_escapes(&mut out, s);
     out

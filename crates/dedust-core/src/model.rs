@@ -52,7 +52,7 @@ impl CapType {
     /// The narrowest type that accepts all `values`.
     ///
     /// ```
-    /// use dedust::CapType;
+    /// use dedust_core::CapType;
     /// assert_eq!(CapType::infer(["12", "7"]), CapType::Int);
     /// assert_eq!(CapType::infer(["26d0af1715cac27a", "ffff0000aa"]), CapType::Hex);
     /// assert_eq!(CapType::infer(["hybrid", "threaded"]), CapType::Alpha);
@@ -177,7 +177,7 @@ pub enum RuleKind {
     /// Drop one parameter in context.
     Drop,
     /// A hand-written (imported) Java regex applied to the whole URL with `replaceAll`, on any
-    /// host; `regex` and `replacement` hold it (see [`crate::import`]).
+    /// host; `regex` and `replacement` hold it (`dedust import`).
     Regex,
     /// A cross-host URL convention ([`Convention`]), learned from evidence on many sites.
     Convention,
@@ -207,7 +207,7 @@ pub enum Convention {
 /// document name is a [`Convention::DefaultDoc`]) and not value-like (digits, `-`, `_`, long).
 ///
 /// ```
-/// use dedust::rules::suffix_like;
+/// use dedust_core::model::suffix_like;
 /// assert!(suffix_like("amp"));
 /// assert!(!suffix_like("index.html") && !suffix_like("page-2") && !suffix_like(""));
 /// ```
@@ -322,14 +322,14 @@ pub const SIGNALS: [&str; 3] = ["digest", "redirect", "canonical"];
 
 /// The signals of a cluster id: `["redirect"]` for `redirect:http://h/old`, `["digest",
 /// "redirect"]` for a united `digest+redirect:…`; none for any other id. Readers of crawl
-/// records name their clusters so ([`crate::input`]); every signal is evidence validated like
+/// records name their clusters so (the `input` readers); every signal is evidence validated like
 /// any other, and a cluster counts once for each of its signals.
 ///
 /// ```
-/// let s: Vec<&str> = dedust::rules::signals_of("digest+redirect:http://h/old").collect();
+/// let s: Vec<&str> = dedust_core::model::signals_of("digest+redirect:http://h/old").collect();
 /// assert_eq!(s, ["digest", "redirect"]);
-/// assert_eq!(dedust::rules::signals_of("c0042").count(), 0);
-/// assert_eq!(dedust::rules::signals_of("digest+mine:x").count(), 0);
+/// assert_eq!(dedust_core::model::signals_of("c0042").count(), 0);
+/// assert_eq!(dedust_core::model::signals_of("digest+mine:x").count(), 0);
 /// ```
 pub fn signals_of(id: &str) -> impl Iterator<Item = &'static str> + '_ {
     let prefix = id.split_once(':').map_or("", |(p, _)| p);
@@ -421,7 +421,7 @@ pub fn convention_rule(c: Convention) -> Rule {
 }
 
 /// Whether a path segment looks like a value (id, slug, hash) rather than a fixed name.
-pub(crate) fn value_like(seg: &str) -> bool {
+pub fn value_like(seg: &str) -> bool {
     seg.bytes().any(|b| b.is_ascii_digit())
         || seg.len() > 24
         || seg.bytes().any(|b| matches!(b, b'-' | b'_' | b'+' | b','))

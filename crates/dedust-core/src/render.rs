@@ -402,7 +402,7 @@ fn nullable(slots: &[Slot]) -> bool {
 }
 
 /// Regex and replacement of a learned rule, when expressible (see the module docs).
-pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
+pub fn regex_form(rule: &Rule) -> Option<(String, String)> {
     // Cross-host rules are dedup-key rules: never exported as a rewrite of every host.
     if rule.is_global() {
         return None;
@@ -421,7 +421,7 @@ pub(crate) fn regex_form(rule: &Rule) -> Option<(String, String)> {
 ///
 /// # Complexity
 /// O(rule size + total length of `hosts`).
-pub(crate) fn regex_form_on_hosts(rule: &Rule, hosts: &[String]) -> Option<(String, String)> {
+pub fn regex_form_on_hosts(rule: &Rule, hosts: &[String]) -> Option<(String, String)> {
     if hosts.is_empty() {
         return None;
     }
