@@ -30,15 +30,31 @@ pub struct BaseOptions {
 
 /// Why a URL could not be base-normalized.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaseError(pub String);
+#[non_exhaustive]
+pub enum BaseError {
+    /// Nothing but white space.
+    Empty,
+    /// The WHATWG parser refused the URL (relative, bad host, bad port…).
+    Parse(url::ParseError),
+}
 
 impl fmt::Display for BaseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            BaseError::Empty => f.write_str("empty URL"),
+            BaseError::Parse(e) => write!(f, "{e}"),
+        }
     }
 }
 
-impl std::error::Error for BaseError {}
+impl std::error::Error for BaseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BaseError::Parse(e) => Some(e),
+            BaseError::Empty => None,
+        }
+    }
+}
 
 /// Base-normalize one absolute URL.
 ///
@@ -62,9 +78,9 @@ pub fn base_normalize(input: &str, opts: &BaseOptions) -> Result<String, BaseErr
 pub fn slow_base(input: &str, opts: &BaseOptions) -> Result<String, BaseError> {
     let trimmed = input.trim();
     if trimmed.is_empty() {
-        return Err(BaseError("empty URL".into()));
+        return Err(BaseError::Empty);
     }
-    let mut url = url::Url::parse(trimmed).map_err(|e| BaseError(e.to_string()))?;
+    let mut url = url::Url::parse(trimmed).map_err(BaseError::Parse)?;
     if url.cannot_be_a_base() {
         // mailto:, javascript:, data: … have no path/query structure worth normalizing.
         return Ok(url.into());
@@ -429,6 +445,20 @@ fn push_query(out: &mut String, q: &str, keep_order: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_are_typed_and_keep_their_messages() {
+        let o = BaseOptions::default();
+        assert_eq!(base_normalize("  ", &o), Err(BaseError::Empty));
+        assert_eq!(base_normalize("", &o).unwrap_err().to_string(), "empty URL");
+        let e = base_normalize("/relative/path", &o).unwrap_err();
+        assert!(
+            matches!(e, BaseError::Parse(url::ParseError::RelativeUrlWithoutBase)),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "relative URL without a base");
+        assert!(std::error::Error::source(&e).is_some());
+    }
 
     #[test]
     fn table() {

@@ -15,6 +15,43 @@
 use crate::error::{Error, Result};
 use crate::model::{Rule, RuleKind, Source, Target};
 
+/// Why a Java pattern or replacement was refused ([`JavaRegex::new`]); the messages are Java's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JavaRegexError {
+    /// The pattern does not compile (the regex engine's message).
+    Pattern(String),
+    /// The replacement ends in `\`.
+    TrailingEscape,
+    /// `${name` without its `}`.
+    UnclosedGroupName,
+    /// `${name}` names no group of the pattern.
+    NoNamedGroup(String),
+    /// `$n` past the pattern's groups.
+    NoGroup(usize),
+    /// `$` followed by neither a digit nor `{`.
+    BadGroupReference,
+}
+
+impl std::fmt::Display for JavaRegexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JavaRegexError::Pattern(m) => f.write_str(m),
+            JavaRegexError::TrailingEscape => {
+                f.write_str("character to be escaped is missing at the end")
+            }
+            JavaRegexError::UnclosedGroupName => {
+                f.write_str("named capturing group is missing trailing '}'")
+            }
+            JavaRegexError::NoNamedGroup(n) => write!(f, "no group with name {{{n}}}"),
+            JavaRegexError::NoGroup(g) => write!(f, "no group {g}"),
+            JavaRegexError::BadGroupReference => f.write_str("illegal group reference after '$'"),
+        }
+    }
+}
+
+impl std::error::Error for JavaRegexError {}
+
 /// A Java pattern and replacement compiled for [`JavaRegex::replace_all`].
 #[derive(Debug, Clone)]
 pub struct JavaRegex {
@@ -44,11 +81,12 @@ impl JavaRegex {
     /// assert_eq!(r.replace_all("http://a.org//x//y"), "http://a.org/x/y");
     /// let r = JavaRegex::new(r"/((?i)index|default)\.(html?)(\?|&|#|$)", "/$3").unwrap();
     /// assert_eq!(r.replace_all("http://a.org/INDEX.html"), "http://a.org/");
-    /// assert!(JavaRegex::new("(a)", "$2").is_err());
+    /// assert_eq!(JavaRegex::new("(a)", "$2").unwrap_err(), dedust_core::javaregex::JavaRegexError::NoGroup(2));
     /// ```
-    pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, String> {
+    pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, JavaRegexError> {
         let translated = translate(pattern);
-        let re = fancy_regex::Regex::new(&translated).map_err(|e| e.to_string())?;
+        let re = fancy_regex::Regex::new(&translated)
+            .map_err(|e| JavaRegexError::Pattern(e.to_string()))?;
         let groups = re.captures_len() - 1;
         let names: Vec<String> = re.capture_names().flatten().map(str::to_string).collect();
         let replacement = parse_replacement(replacement, groups, &names)?;
@@ -234,7 +272,7 @@ fn parse_replacement(
     s: &str,
     groups: usize,
     names: &[String],
-) -> std::result::Result<Vec<RepPart>, String> {
+) -> std::result::Result<Vec<RepPart>, JavaRegexError> {
     let mut parts = Vec::new();
     let mut lit = String::new();
     let b: Vec<char> = s.chars().collect();
@@ -242,9 +280,7 @@ fn parse_replacement(
     while i < b.len() {
         match b[i] {
             '\\' => {
-                let c = *b
-                    .get(i + 1)
-                    .ok_or("character to be escaped is missing at the end")?;
+                let c = *b.get(i + 1).ok_or(JavaRegexError::TrailingEscape)?;
                 lit.push(c);
                 i += 2;
             }
@@ -258,10 +294,10 @@ fn parse_replacement(
                         let end = b[i..]
                             .iter()
                             .position(|&c| c == '}')
-                            .ok_or("named capturing group is missing trailing '}'")?;
+                            .ok_or(JavaRegexError::UnclosedGroupName)?;
                         let name: String = b[i + 1..i + end].iter().collect();
                         if !names.contains(&name) {
-                            return Err(format!("no group with name {{{name}}}"));
+                            return Err(JavaRegexError::NoNamedGroup(name));
                         }
                         parts.push(RepPart::Named(name));
                         i += end + 1;
@@ -269,7 +305,7 @@ fn parse_replacement(
                     Some(d) if d.is_ascii_digit() => {
                         let mut g = d.to_digit(10).unwrap_or(0) as usize;
                         if g > groups {
-                            return Err(format!("no group {g}"));
+                            return Err(JavaRegexError::NoGroup(g));
                         }
                         i += 1;
                         while let Some(d) = b.get(i).and_then(|c| c.to_digit(10)) {
@@ -282,7 +318,7 @@ fn parse_replacement(
                         }
                         parts.push(RepPart::Group(g));
                     }
-                    _ => return Err("illegal group reference after '$'".into()),
+                    _ => return Err(JavaRegexError::BadGroupReference),
                 }
             }
             c => {
