@@ -22,8 +22,8 @@
 //! ([`Error`]).
 
 pub use dedust_core::{
-    base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, tier,
-    url_parts,
+    base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, stream,
+    tier, url_parts,
 };
 
 pub mod align;

@@ -41,6 +41,7 @@ pub mod normalize;
 pub mod render;
 pub mod rulefile;
 pub mod site;
+pub mod stream;
 pub mod tier;
 pub mod url_parts;
 
