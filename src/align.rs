@@ -50,9 +50,34 @@ impl AlignNode {
 #[derive(Debug, Clone)]
 pub struct Alignment {
     /// The partial-order graph; edges follow token order.
-    pub graph: DiGraph<AlignNode, ()>,
+    pub(crate) graph: DiGraph<AlignNode, ()>,
     /// For every input sequence (input order), the nodes it visits, one per token.
-    pub paths: Vec<Vec<NodeIndex>>,
+    pub(crate) paths: Vec<Vec<NodeIndex>>,
+}
+
+impl Alignment {
+    /// Nodes of the graph (aligned token positions); ids are `0..node_count()`.
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    /// Node `id`: its token kind and the tokens aligned there.
+    ///
+    /// # Panics
+    /// When `id >= node_count()`.
+    pub fn node(&self, id: usize) -> &AlignNode {
+        &self.graph[NodeIndex::new(id)]
+    }
+
+    /// Input sequences aligned.
+    pub fn sequences(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// The node ids sequence `seq` (input order) visits, one per token.
+    pub fn path(&self, seq: usize) -> Vec<usize> {
+        self.paths[seq].iter().map(|v| v.index()).collect()
+    }
 }
 
 fn score(node: &AlignNode, tok: &Token) -> Option<i32> {
@@ -91,8 +116,8 @@ enum Step {
 /// ];
 /// let a = align(&seqs);
 /// // The longer URL is the backbone: 9 tokens, one node each; the shorter one skips `mode`.
-/// assert_eq!(a.graph.node_count(), 9);
-/// assert_eq!(a.paths[1].len(), 8);
+/// assert_eq!(a.node_count(), 9);
+/// assert_eq!(a.path(1).len(), 8);
 /// ```
 ///
 /// # Complexity

@@ -31,8 +31,8 @@ pub enum ColumnClass {
 /// One column of the consensus.
 #[derive(Debug, Clone)]
 pub struct Column {
-    /// The graph node of the column.
-    pub node: NodeIndex,
+    /// The alignment node of the column ([`Alignment::node`]).
+    pub node: usize,
     /// Token kind of the column.
     pub kind: TokenKind,
     /// Its class.
@@ -113,7 +113,7 @@ pub fn consensus(a: &Alignment) -> Consensus {
                 ColumnClass::Variant
             };
             Column {
-                node: v,
+                node: v.index(),
                 kind: node.kind,
                 class,
                 cells,
