@@ -12,6 +12,9 @@
 //! replacement. Invariant: a URL the look-around-free prefilter rejects is returned as is
 //! without running the backtracking engine.
 
+// Without the `java-regex` feature the parsing helpers stay (their tests need the feature).
+#![cfg_attr(not(feature = "java-regex"), allow(dead_code))]
+
 use crate::error::{Error, Result};
 use crate::model::{Rule, RuleKind, Source, Target};
 
@@ -31,6 +34,8 @@ pub enum JavaRegexError {
     NoGroup(usize),
     /// `$` followed by neither a digit nor `{`.
     BadGroupReference,
+    /// dedust-core was built without its `java-regex` feature.
+    Unsupported,
 }
 
 impl std::fmt::Display for JavaRegexError {
@@ -46,6 +51,9 @@ impl std::fmt::Display for JavaRegexError {
             JavaRegexError::NoNamedGroup(n) => write!(f, "no group with name {{{n}}}"),
             JavaRegexError::NoGroup(g) => write!(f, "no group {g}"),
             JavaRegexError::BadGroupReference => f.write_str("illegal group reference after '$'"),
+            JavaRegexError::Unsupported => f.write_str(
+                "Java-regex rules need dedust-core's `java-regex` feature (built without it)",
+            ),
         }
     }
 }
@@ -55,13 +63,16 @@ impl std::error::Error for JavaRegexError {}
 /// A Java pattern and replacement compiled for [`JavaRegex::replace_all`].
 #[derive(Debug, Clone)]
 pub struct JavaRegex {
+    #[cfg(feature = "java-regex")]
     re: fancy_regex::Regex,
     /// For a pattern with look-arounds: the pattern without them (each assertion taken as
     /// true), run by the `regex` crate's automata. It matches whenever the pattern does, so a
     /// URL it rejects is left as it is without the backtracking engine (a list of hundreds of
     /// rules guarded by look-aheads, such as an imported ClearURLs list, costs one automaton
     /// run per rule instead of one backtracking run).
+    #[cfg(feature = "java-regex")]
     pre: Option<regex::Regex>,
+    #[cfg_attr(not(feature = "java-regex"), allow(dead_code))]
     replacement: Vec<RepPart>,
 }
 
@@ -84,6 +95,17 @@ impl JavaRegex {
     /// assert_eq!(JavaRegex::new("(a)", "$2").unwrap_err(), dedust_core::javaregex::JavaRegexError::NoGroup(2));
     /// ```
     pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, JavaRegexError> {
+        #[cfg(not(feature = "java-regex"))]
+        {
+            let _ = (pattern, replacement);
+            Err(JavaRegexError::Unsupported)
+        }
+        #[cfg(feature = "java-regex")]
+        Self::compile(pattern, replacement)
+    }
+
+    #[cfg(feature = "java-regex")]
+    fn compile(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, JavaRegexError> {
         let translated = translate(pattern);
         let re = fancy_regex::Regex::new(&translated)
             .map_err(|e| JavaRegexError::Pattern(e.to_string()))?;
@@ -119,6 +141,17 @@ impl JavaRegex {
     /// assert!(hit);
     /// ```
     pub fn replace_all_checked(&self, input: &str) -> (String, bool) {
+        #[cfg(not(feature = "java-regex"))]
+        {
+            // Never built: `new` refuses every pattern without the feature.
+            (input.to_string(), false)
+        }
+        #[cfg(feature = "java-regex")]
+        self.run(input)
+    }
+
+    #[cfg(feature = "java-regex")]
+    fn run(&self, input: &str) -> (String, bool) {
         if self.pre.as_ref().is_some_and(|p| !p.is_match(input)) {
             return (input.to_string(), false);
         }
