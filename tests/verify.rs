@@ -4,6 +4,26 @@
 mod common;
 use common::*;
 
+/// 40 plain thread views of the forum crawl, and a cluster file that pairs them two by two —
+/// clusters that claim different threads are one page, which content refutes.
+fn fake_thread_pairs(clusters: &str) -> (Vec<String>, String) {
+    let text = std::fs::read_to_string(clusters).unwrap();
+    let threads: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split('\t').nth(1))
+        .filter(|u| u.starts_with("https://ubuntuforums.org/showthread.php?t=") && !u.contains('&'))
+        .take(40)
+        .map(str::to_string)
+        .collect();
+    let mut fake = String::from("cluster\turl\n");
+    for (k, pair) in threads.chunks(2).enumerate() {
+        for u in pair {
+            fake.push_str(&format!("fake{k}\t{u}\n"));
+        }
+    }
+    (threads, fake)
+}
+
 #[test]
 fn forum_rules_confirmed_and_a_wrong_rule_pruned() {
     let (Some(pages), Some(clusters)) = (
@@ -34,19 +54,7 @@ fn forum_rules_confirmed_and_a_wrong_rule_pruned() {
     );
 
     // A wrong rule: clusters that claim different threads are one page.
-    let text = std::fs::read_to_string(&clusters).unwrap();
-    let threads: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.split('\t').nth(1))
-        .filter(|u| u.starts_with("https://ubuntuforums.org/showthread.php?t=") && !u.contains('&'))
-        .take(40)
-        .collect();
-    let mut fake = String::from("cluster\turl\n");
-    for (k, pair) in threads.chunks(2).enumerate() {
-        for u in pair {
-            fake.push_str(&format!("fake{k}\t{u}\n"));
-        }
-    }
+    let (_, fake) = fake_thread_pairs(&clusters);
     let fake = t.write("fake.tsv", fake.as_bytes());
     let bad = t.path("bad.json");
     assert!(
@@ -98,19 +106,7 @@ fn refuted_rules_are_revoked_and_merge_honours_it() {
         return;
     };
     let t = TempDir::new("verify-revoke");
-    let text = std::fs::read_to_string(&clusters).unwrap();
-    let threads: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.split('\t').nth(1))
-        .filter(|u| u.starts_with("https://ubuntuforums.org/showthread.php?t=") && !u.contains('&'))
-        .take(40)
-        .collect();
-    let mut fake = String::from("cluster\turl\n");
-    for (k, pair) in threads.chunks(2).enumerate() {
-        for u in pair {
-            fake.push_str(&format!("fake{k}\t{u}\n"));
-        }
-    }
+    let (threads, fake) = fake_thread_pairs(&clusters);
     let fake = t.write("fake.tsv", fake.as_bytes());
     let day = 86_400;
     let learn_at = |epoch: u64, out: &str| {
@@ -164,7 +160,7 @@ fn refuted_rules_are_revoked_and_merge_honours_it() {
         assert_eq!(r.learned.as_ref().unwrap().from, vec![fake.clone()]);
     }
     // normalize leaves it out: two threads it merged stay apart.
-    let pair = [threads[0], threads[1]];
+    let pair = [threads[0].as_str(), threads[1].as_str()];
     let with = |rules: &str| {
         let o = dedust(&["normalize", "-r", rules], pair.join("\n").as_bytes());
         assert!(o.status.success(), "{}", stderr(&o));
