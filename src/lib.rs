@@ -4,12 +4,13 @@
 //! such a cluster to one canonical URL and generalize to URLs never seen, plus the engine that
 //! applies them.
 //!
-//! **Engine (core; knows nothing of learning, content or the CLI):** [`model`] (the rule record),
-//! [`url_parts`] (URL splitting), [`mod@base`] (base normalization), [`normalize`] (the engine,
-//! [`Normalizer`]), [`javaregex`] (imported Java regexes), [`render`] (readable notation and regex
-//! form), [`rulefile`] (the JSON rule file), [`judge`] (thresholds, verdicts, application order),
-//! [`tier`] (cross-host rule helpers), [`merge`](mod@merge), [`site`] (registrable domains),
-//! [`hash`], [`error`]. None of them imports a module outside this list (`.ci/run` checks it).
+//! **Engine** (the `dedust-core` crate, re-exported here; knows nothing of learning, content or
+//! the CLI): [`model`] (the rule record), [`url_parts`] (URL splitting), [`mod@base`] (base
+//! normalization), [`normalize`] (the engine, [`Normalizer`]), [`stream`] (ordered
+//! multi-threaded line normalization), [`javaregex`] (imported Java regexes), [`render`]
+//! (readable notation and regex form), [`rulefile`] (the JSON rule file), [`judge`]
+//! (thresholds, verdicts, application order), [`tier`] (cross-host rule helpers),
+//! [`merge`](mod@merge), [`site`] (registrable domains), [`hash`], [`error`].
 //!
 //! **Learning, one module per stage:** [`input`] reads cluster files → [`tokenize`](mod@tokenize)
 //! → [`align`](mod@align) → [`consensus`](mod@consensus) → [`rules`] (candidates) →

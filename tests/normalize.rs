@@ -222,18 +222,20 @@ fn output_closed_early_ends_the_run() {
     so.read_exact(&mut first).unwrap();
     drop(so);
     let start = std::time::Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
         }
         assert!(
             start.elapsed().as_secs() < 60,
             "normalize hangs after its output closed"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    };
     let _ = w.join();
     assert_eq!(&first, b"http://example.o");
+    // As Unix filters do: a closed output ends the run quietly, exit 0.
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }
 
 #[test]

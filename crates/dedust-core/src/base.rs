@@ -47,14 +47,9 @@ impl fmt::Display for BaseError {
     }
 }
 
-impl std::error::Error for BaseError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            BaseError::Parse(e) => Some(e),
-            BaseError::Empty => None,
-        }
-    }
-}
+// The parser's message is this error's own text, so it is not also given as its `source`
+// (an error chain would print it twice); match `BaseError::Parse` for the parser's error.
+impl std::error::Error for BaseError {}
 
 /// Base-normalize one absolute URL.
 ///
@@ -338,12 +333,13 @@ fn normalize_query(q: &str, keep_order: bool) -> String {
 }
 
 /// The name part of a `name=value` query pair.
+#[doc(hidden)]
 pub fn param_name(pair: &str) -> &str {
     pair.split_once('=').map_or(pair, |(n, _)| n)
 }
 
 /// The distinct parameter names of a query (without `?`), sorted.
-pub fn param_names(query: Option<&str>) -> Vec<&str> {
+pub(crate) fn param_names(query: Option<&str>) -> Vec<&str> {
     let mut names: Vec<&str> = query
         .unwrap_or("")
         .split('&')
@@ -369,7 +365,7 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 /// Decode escapes of unreserved characters and upper-case the hex digits of the others.
-pub fn normalize_escapes(s: &str) -> String {
+pub(crate) fn normalize_escapes(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     push_escapes(&mut out, s);
     out
@@ -457,7 +453,6 @@ mod tests {
             "{e:?}"
         );
         assert_eq!(e.to_string(), "relative URL without a base");
-        assert!(std::error::Error::source(&e).is_some());
     }
 
     #[test]

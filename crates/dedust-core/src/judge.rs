@@ -78,6 +78,7 @@ pub fn specificity(r: &Rule) -> i64 {
 }
 
 /// Quality used to break conflicts: `support − 10·fp` when validated, else the URLs learned from.
+#[doc(hidden)]
 pub fn score(r: &Rule) -> i64 {
     match r.support {
         Some(s) => s as i64 - 10 * r.fp.unwrap_or(0) as i64,
@@ -96,6 +97,7 @@ pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
 
 /// What the thresholds say of one validated rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Verdict {
     /// Too few merges (or, cross-host, too few sites).
     LowSupport,
@@ -152,6 +154,7 @@ pub fn is_collapse(r: &Rule) -> bool {
 
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
 /// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
+#[doc(hidden)]
 pub fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
     let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
     if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
@@ -166,6 +169,7 @@ pub fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>)
 /// The many → one family a rule belongs to: its host and its fixed target. The rules of one
 /// family (`member.php?u=`, `private.php?u=`, `newreply.php?p=` all sent to one login page) are
 /// evidence for each other.
+#[doc(hidden)]
 pub fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
     is_collapse(r).then_some((r.source.host.as_str(), r.target.as_str()))
 }
@@ -177,7 +181,7 @@ pub fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
 /// `(support, fp)` over the family's candidates, the rule included) is shrunk toward the
 /// family's pooled rate p with weight m = [`ValidateOptions::family_weight`]:
 /// `(support · e + m · p) / (support + m)`. A rule alone in its family is passed `None` by
-/// `validate::select` and judged by e alone.
+/// learning's selection (`dedust::validate::select`) and judged by e alone.
 ///
 /// ```
 /// use dedust_core::judge::{judged_fpr, ValidateOptions};

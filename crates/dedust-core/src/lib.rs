@@ -7,7 +7,14 @@
 //! (imported Java regexes), [`render`] (readable notation and regex form), [`rulefile`] (the JSON
 //! rule file), [`judge`] (thresholds, verdicts, application order), [`tier`] (cross-host rule
 //! helpers), [`merge`](mod@merge) (rule files of host shards into one), [`site`] (registrable
-//! domains), [`hash`], [`error`].
+//! domains), [`stream`] (the ordered multi-threaded line normalizer), [`hash`], [`error`].
+//!
+//! Items marked `#[doc(hidden)]` (validation helpers in [`judge`] and [`tier`],
+//! `Normalizer::trace_fixed`) serve the `dedust` learner and are not part of this crate's API.
+//!
+//! Feature `java-regex` (default): runs imported Java-regex rules (fancy-regex, regex). Without
+//! it, [`RuleFile::parse`] refuses a file holding such rules, and [`Normalizer::new`] given one
+//! by hand never applies it (count them with [`Normalizer::java_rules_off`]).
 //!
 //! ```
 //! use dedust_core::{base_normalize, BaseOptions, Normalizer, RuleFile};

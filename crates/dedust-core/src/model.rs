@@ -421,6 +421,7 @@ pub fn convention_rule(c: Convention) -> Rule {
 }
 
 /// Whether a path segment looks like a value (id, slug, hash) rather than a fixed name.
+#[doc(hidden)]
 pub fn value_like(seg: &str) -> bool {
     seg.bytes().any(|b| b.is_ascii_digit())
         || seg.len() > 24

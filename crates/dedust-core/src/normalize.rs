@@ -254,6 +254,10 @@ impl Normalizer {
     /// let n = Normalizer::new(rules, Some(BaseOptions::default()));
     /// assert_eq!(n.normalize("HTTP://WWW.H.ORG/other?b=1&a=2").unwrap().url, "http://h.org/other?a=2&b=1");
     /// ```
+    ///
+    /// An imported Java-regex rule whose pattern does not compile — every one when the crate is
+    /// built without its `java-regex` feature — never applies ([`Normalizer::java_rules_off`]
+    /// counts them); [`crate::RuleFile::parse`] refuses such files before they get here.
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
         let mut by_host: KeyMap<String, HostRules> = KeyMap::default();
         let mut global = Vec::new();
@@ -353,6 +357,22 @@ impl Normalizer {
             .collect()
     }
 
+    /// Imported Java-regex rules that never apply: their pattern did not compile, or the crate
+    /// was built without its `java-regex` feature.
+    ///
+    /// ```
+    /// let r = dedust_core::regex_rule("a+", "b", "x").unwrap();
+    /// let n = dedust_core::Normalizer::new(vec![r], None);
+    /// assert_eq!(n.java_rules_off(), 0);
+    /// ```
+    pub fn java_rules_off(&self) -> usize {
+        self.rules
+            .iter()
+            .zip(&self.java)
+            .filter(|(r, j)| r.kind == RuleKind::Regex && j.is_none())
+            .count()
+    }
+
     /// Normalize one URL: base layer, then rules to a fixed point.
     pub fn normalize(&self, url: &str) -> Result<Normalized, BaseError> {
         let b = match &self.base {
@@ -410,6 +430,7 @@ impl Normalizer {
     /// [`Normalizer::apply_rules_fixed`] with the trail: the output (`None` when no rule changed
     /// the URL), every rule that changed it on the way, in order, and whether a pass changed
     /// nothing within [`MAX_ROUNDS`]. Same rounds as [`Normalizer::apply_rules`].
+    #[doc(hidden)]
     pub fn trace_fixed(&self, url: &str) -> (Option<String>, Vec<u32>, bool) {
         let mut cur: Option<String> = None;
         let mut fired = Vec::new();
@@ -1108,7 +1129,7 @@ fn apply_convention(
 }
 
 /// Whether a rule only drops optional parameters (keeping scheme, host, path and the rest).
-pub fn is_drop_only(rule: &Rule) -> bool {
+pub(crate) fn is_drop_only(rule: &Rule) -> bool {
     let (s, o) = (&rule.source, &rule.output);
     s.rest
         && o.scheme.is_none()

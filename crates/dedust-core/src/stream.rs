@@ -48,6 +48,7 @@ pub struct StreamOptions {
 
 /// What [`normalize_stream`] saw.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StreamStats {
     /// Lines read.
     pub lines: usize,

@@ -11,6 +11,7 @@ use crate::url_parts::UrlParts;
 use std::collections::{HashMap, HashSet};
 
 /// Drop from a cross-host rule's `attested` hosts the ones whose domain is excepted.
+#[doc(hidden)]
 pub fn prune_attested(r: &mut Rule) {
     let except = &r.except;
     r.attested.retain(|h| {
@@ -33,6 +34,7 @@ pub fn exposure_key(r: &Rule) -> Option<String> {
 
 /// An exposure key borrowed from a URL or a rule (see [`exposure_key`] for its text form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[doc(hidden)]
 pub enum Feature<'a> {
     /// `http`.
     Http,
@@ -64,6 +66,7 @@ impl Feature<'_> {
 }
 
 /// The feature a cross-host rule needs in a URL to touch it ([`exposure_key`]).
+#[doc(hidden)]
 pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
     use crate::model::Convention as C;
     if !r.is_global() {
@@ -80,6 +83,7 @@ pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
 }
 
 /// The exposure features of one base-normalized URL (see [`exposure_key`]), each once.
+#[doc(hidden)]
 pub fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
     if let Some(p) = crate::url_parts::split_url(url) {
         parts_exposure(&p, out);
@@ -87,6 +91,7 @@ pub fn url_exposure<'a>(url: &'a str, out: &mut Vec<Feature<'a>>) {
 }
 
 /// [`url_exposure`] of a URL already split.
+#[doc(hidden)]
 pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if p.scheme == "http" {
         out.push(Feature::Http);
@@ -115,6 +120,7 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
 }
 
 /// The registrable domain of a host, owned.
+#[doc(hidden)]
 pub fn domain(host: &str) -> String {
     crate::site::registrable_domain(host).to_string()
 }
@@ -134,6 +140,7 @@ fn dropped_param(r: &Rule) -> Option<&str> {
 ///   drops that parameter;
 /// * one rule per mechanism: a cross-host drop on one literal path is removed when the same drop
 ///   on any path is kept.
+#[doc(hidden)]
 pub fn cross_host_after_hosts(rules: Vec<Rule>) -> Vec<Rule> {
     let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
     for r in rules.iter().filter(|r| !r.is_global()) {
