@@ -25,6 +25,9 @@ pub struct RuleCheck {
     pub confirmed: usize,
     /// Pairs the content calls different.
     pub refuted: usize,
+    /// Per registrable domain of the merged page: (confirmed, refuted) pairs. `verify --revoke`
+    /// excepts the refuting sites from a cross-host rule instead of revoking it everywhere.
+    pub by_domain: BTreeMap<String, (usize, usize)>,
 }
 
 impl RuleCheck {
@@ -93,14 +96,128 @@ pub fn verify_rules(
                 };
                 for &m in rest {
                     check.pairs += 1;
+                    let d = crate::site::domain_of_url(&pages[m].url).unwrap_or_default();
+                    let e = check.by_domain.entry(d).or_default();
                     if compare(&feats[&anchor], &feats[&m], o).0 {
                         check.confirmed += 1;
+                        e.0 += 1;
                     } else {
                         check.refuted += 1;
+                        e.1 += 1;
                     }
                 }
             }
             check
         })
         .collect()
+}
+/// What `verify --revoke` does with a rule, given its [`RuleCheck`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revocation {
+    /// Content does not refute it (refuted share at most the bound).
+    Keep,
+    /// Revoke it everywhere.
+    Revoke,
+    /// A cross-host rule refuted on some sites only: those registrable domains become exceptions
+    /// (host evidence beats global evidence); the rule stays for the others.
+    Except(Vec<String>),
+}
+
+/// The decision for `r` whose merges `c` checked, with `max_refuted` the highest refuted share a
+/// rule (or, for a cross-host rule, a site) may have. A host rule is revoked when its refuted
+/// share is over the bound. A cross-host rule is judged per registrable domain: the domains over
+/// the bound become exceptions, unless they hold more than half of the rule's checked pairs —
+/// then the rule is wrong where it was mostly seen, and it is revoked.
+///
+/// ```
+/// use dedust::verify::{revocation, Revocation, RuleCheck};
+/// let r = dedust::model::convention_rule(dedust::model::Convention::StripWww);
+/// let mut c = RuleCheck { pairs: 10, confirmed: 8, refuted: 2, ..Default::default() };
+/// c.by_domain.insert("a.org".into(), (8, 0));
+/// c.by_domain.insert("b.org".into(), (0, 2));
+/// assert_eq!(revocation(&r, &c, 0.1), Revocation::Except(vec!["b.org".into()]));
+/// ```
+pub fn revocation(r: &Rule, c: &RuleCheck, max_refuted: f64) -> Revocation {
+    if !r.is_global() {
+        return if c.pairs > 0 && c.refuted_share() > max_refuted {
+            Revocation::Revoke
+        } else {
+            Revocation::Keep
+        };
+    }
+    let over: Vec<(&String, usize)> = c
+        .by_domain
+        .iter()
+        .filter(|(_, &(ok, bad))| bad > 0 && bad as f64 / (ok + bad) as f64 > max_refuted)
+        .map(|(d, &(ok, bad))| (d, ok + bad))
+        .collect();
+    if over.is_empty() {
+        return Revocation::Keep;
+    }
+    let seen_there: usize = over.iter().map(|(_, n)| n).sum();
+    if 2 * seen_there > c.pairs {
+        Revocation::Revoke
+    } else {
+        Revocation::Except(over.into_iter().map(|(d, _)| d.clone()).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revocation_table() {
+        let global = crate::model::convention_rule(crate::model::Convention::StripWww);
+        let host = crate::javaregex::regex_rule("a", "b", "x").map(|mut r| {
+            r.source.host = "a.org".into();
+            r.scope = "a.org".into();
+            r
+        });
+        let host = host.unwrap();
+        let check = |doms: &[(&str, usize, usize)]| {
+            let mut c = RuleCheck::default();
+            for &(d, ok, bad) in doms {
+                c.pairs += ok + bad;
+                c.confirmed += ok;
+                c.refuted += bad;
+                c.by_domain.insert(d.into(), (ok, bad));
+            }
+            c
+        };
+        let ex = |d: &[&str]| Revocation::Except(d.iter().map(|s| s.to_string()).collect());
+        // (rule, per-domain (confirmed, refuted), decision at max_refuted 0.1)
+        type Case<'a> = (&'a Rule, Vec<(&'a str, usize, usize)>, Revocation);
+        let cases: Vec<Case> = vec![
+            (&host, vec![], Revocation::Keep),
+            (&host, vec![("a.org", 9, 1)], Revocation::Keep),
+            (&host, vec![("a.org", 8, 2)], Revocation::Revoke),
+            (
+                &global,
+                vec![("a.org", 9, 0), ("b.org", 5, 0)],
+                Revocation::Keep,
+            ),
+            // One site of three refutes it: that site is excepted.
+            (
+                &global,
+                vec![("a.org", 9, 0), ("b.org", 0, 3), ("c.org", 4, 0)],
+                ex(&["b.org"]),
+            ),
+            // Below the bound overall, but one site over it: still excepted there.
+            (
+                &global,
+                vec![("a.org", 40, 0), ("b.org", 1, 1)],
+                ex(&["b.org"]),
+            ),
+            // Wrong where most of its pairs are: revoked everywhere.
+            (
+                &global,
+                vec![("a.org", 2, 0), ("b.org", 1, 5)],
+                Revocation::Revoke,
+            ),
+        ];
+        for (r, doms, want) in cases {
+            assert_eq!(revocation(r, &check(&doms), 0.1), want, "{doms:?}");
+        }
+    }
 }

@@ -293,3 +293,77 @@ fn usage_errors() {
     );
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// A cross-host rule that content refutes on one site only: `verify --revoke` excepts that site
+/// (host evidence beats global evidence) instead of revoking the rule for every site.
+#[test]
+fn a_cross_host_rule_refuted_on_one_site_is_excepted_there() {
+    use dedust::model::{Source, Target, ValPat};
+    let t = TempDir::new("verify-except");
+    let article = |topic: &str| {
+        let words: Vec<String> = (0..80).map(|i| format!("{topic}{}", i * 7 % 53)).collect();
+        format!(
+            "<html><head><title>{topic} report</title></head><body><h1>{topic}</h1><p>{}</p></body></html>",
+            words.join(" ")
+        )
+    };
+    let mut pages = String::new();
+    let mut page = |url: &str, topic: &str| {
+        let line = serde_json::json!({"url": url, "html": article(topic)});
+        pages.push_str(&format!("{line}\n"));
+    };
+    // `ref` changes nothing on a.org and c.org; on b.org it picks another article.
+    for (host, topic) in [("a.org", "harbour"), ("c.org", "orchard")] {
+        for (path, t2) in [("x", "1"), ("y", "2")] {
+            let topic = format!("{topic}{t2}");
+            page(&format!("http://{host}/{path}"), &topic);
+            page(&format!("http://{host}/{path}?ref=feed"), &topic);
+        }
+    }
+    page("http://b.org/z", "glacier");
+    page("http://b.org/z?ref=feed", "volcano");
+    let pages = t.write("pages.jsonl", pages.as_bytes());
+    let rule = dedust::Rule::new(
+        dedust::RuleKind::Drop,
+        Source {
+            scheme: None,
+            host: "*".into(),
+            path: None,
+            required: vec![("ref".into(), ValPat::Any)],
+            optional: vec![],
+            rest: true,
+        },
+        Target {
+            scheme: None,
+            host: None,
+            path: None,
+            query: Some(vec![]),
+        },
+    );
+    let file = dedust::RuleFile::new(vec![rule], Default::default(), None);
+    let rules = t.write("rules.json", file.to_json().as_bytes());
+    let out = t.path("out.json");
+    let o = dedust(
+        &[
+            "verify",
+            "-r",
+            &rules,
+            "--pages",
+            &pages,
+            "--revoke",
+            "--max-refuted",
+            "0.1",
+            "-o",
+            &out,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = stdout(&o);
+    let row: Vec<&str> = report.lines().nth(1).unwrap().split('\t').collect();
+    assert_eq!((row[1], row[2], row[3]), ("5", "4", "1"), "{report}");
+    let after = dedust::RuleFile::read(&out).unwrap();
+    assert!(after.rules[0].revoked.is_none(), "{}", stderr(&o));
+    assert_eq!(after.rules[0].except, vec!["b.org".to_string()]);
+    assert!(stderr(&o).contains("excepted on b.org"), "{}", stderr(&o));
+}

@@ -84,31 +84,56 @@ fn revoke(
     live: &[dedust::Rule],
     checks: &[dedust::verify::RuleCheck],
 ) -> anyhow::Result<usize> {
+    use dedust::verify::{revocation, Revocation};
     let at = super::stamp_time()?;
-    let refuted: std::collections::HashMap<&str, &dedust::verify::RuleCheck> = live
+    let decided: std::collections::HashMap<&str, (Revocation, &dedust::verify::RuleCheck)> = live
         .iter()
         .zip(checks)
-        .filter(|(_, c)| c.pairs > 0 && c.refuted_share() > a.max_refuted)
-        .map(|(r, c)| (r.id.as_str(), c))
+        .map(|(r, c)| (r.id.as_str(), (revocation(r, c, a.max_refuted), c)))
+        .filter(|(_, (d, _))| *d != Revocation::Keep)
         .collect();
     let mut files = a
         .rules
         .iter()
         .map(|p| dedust::RuleFile::read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut n = 0;
+    let (mut n, mut excepted) = (0, 0);
     for r in files.iter_mut().flat_map(|f| f.rules.iter_mut()) {
-        if let (None, Some(c)) = (&r.revoked, refuted.get(r.id.as_str())) {
-            r.revoked = Some(dedust::rules::Revoked {
-                at: at.clone(),
-                by: a.pages.clone(),
-                pairs: c.pairs,
-                refuted: c.refuted,
-            });
-            n += 1;
+        let Some((d, c)) = decided.get(r.id.as_str()).filter(|_| r.revoked.is_none()) else {
+            continue;
+        };
+        match d {
+            Revocation::Revoke => {
+                r.revoked = Some(dedust::rules::Revoked {
+                    at: at.clone(),
+                    by: a.pages.clone(),
+                    pairs: c.pairs,
+                    refuted: c.refuted,
+                });
+                n += 1;
+            }
+            Revocation::Except(domains) => {
+                r.except.extend(domains.iter().cloned());
+                r.except.sort_unstable();
+                r.except.dedup();
+                dedust::tier::prune_attested(r);
+                excepted += domains.len();
+                eprintln!(
+                    "verify: cross-host rule {} ({}) excepted on {} (content refutes it there)",
+                    r.id,
+                    r.pattern,
+                    domains.join(", ")
+                );
+            }
+            Revocation::Keep => {}
         }
     }
     let file = files.remove(0);
     super::write_out(a.output.as_deref(), &file.to_json())?;
+    if excepted > 0 {
+        eprintln!(
+            "verify: {excepted} sites excepted from cross-host rules instead of revoking them"
+        );
+    }
     Ok(n)
 }
