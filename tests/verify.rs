@@ -326,18 +326,12 @@ fn a_cross_host_rule_refuted_on_one_site_is_excepted_there() {
     let rule = dedust::Rule::new(
         dedust::RuleKind::Drop,
         Source {
-            scheme: None,
-            host: "*".into(),
-            path: None,
             required: vec![("ref".into(), ValPat::Any)],
-            optional: vec![],
-            rest: true,
+            ..Source::everywhere()
         },
         Target {
-            scheme: None,
-            host: None,
-            path: None,
             query: Some(vec![]),
+            ..Target::unchanged()
         },
     );
     let file = dedust::RuleFile::new(vec![rule], Default::default(), None);

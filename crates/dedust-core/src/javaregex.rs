@@ -378,46 +378,24 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
         path: origin.to_string(),
         message: format!("pattern {pattern:?} / substitution {replacement:?}: {m}"),
     })?;
-    Ok(Rule {
-        id: format!(
-            "x{:016x}",
-            crate::hash::fnv(&format!("{pattern}\u{0}{replacement}"))
-        ),
-        kind: RuleKind::Regex,
-        scope: "*".into(),
-        pattern: pattern.to_string(),
-        target: replacement.to_string(),
-        regex: Some(pattern.to_string()),
-        replacement: Some(replacement.to_string()),
-        source: Source {
-            scheme: None,
+    let mut rule = Rule::bare(
+        RuleKind::Regex,
+        Source {
             host: String::new(),
-            path: None,
-            required: vec![],
-            optional: vec![],
-            rest: true,
+            ..Source::everywhere()
         },
-        output: Target {
-            scheme: None,
-            host: None,
-            path: None,
-            query: None,
-        },
-        clusters: 0,
-        urls: 0,
-        examples: vec![],
-        support: None,
-        fp: None,
-        fpr: None,
-        sites: None,
-        except: vec![],
-        supporting: vec![],
-        attested: vec![],
-        convention: None,
-        signals: Default::default(),
-        learned: None,
-        revoked: None,
-    })
+        Target::unchanged(),
+    );
+    rule.id = format!(
+        "x{:016x}",
+        crate::hash::fnv(&format!("{pattern}\u{0}{replacement}"))
+    );
+    rule.scope = "*".into();
+    rule.pattern = pattern.to_string();
+    rule.target = replacement.to_string();
+    rule.regex = Some(pattern.to_string());
+    rule.replacement = Some(replacement.to_string());
+    Ok(rule)
 }
 
 #[cfg(test)]

@@ -348,7 +348,15 @@ impl Rule {
     /// A rule with its readable forms, regex and id filled in ([`crate::render::describe`]); no
     /// provenance or validation numbers yet. The scope is the source host.
     pub fn new(kind: RuleKind, source: Source, output: Target) -> Rule {
-        let mut rule = Rule {
+        let mut rule = Rule::bare(kind, source, output);
+        crate::render::describe(&mut rule);
+        rule
+    }
+
+    /// A rule with empty readable forms, no regex and no id (the caller fills them in, as
+    /// [`Rule::new`] does from the source and output; an imported regex rule from its pattern).
+    pub(crate) fn bare(kind: RuleKind, source: Source, output: Target) -> Rule {
+        Rule {
             id: String::new(),
             kind,
             scope: source.host.clone(),
@@ -372,9 +380,7 @@ impl Rule {
             signals: BTreeMap::new(),
             learned: None,
             revoked: None,
-        };
-        crate::render::describe(&mut rule);
-        rule
+        }
     }
 
     /// Whether the rule is in the cross-host tier (scope [`ANY_HOST`]).
@@ -396,10 +402,10 @@ impl Rule {
     }
 }
 
-/// The rule of a cross-host URL convention.
-pub fn convention_rule(c: Convention) -> Rule {
-    let mut rule = Rule::new(
-        RuleKind::Convention,
+impl Source {
+    /// Every URL: any scheme, any host ([`ANY_HOST`]), any path, every parameter kept. Narrow it
+    /// with struct update syntax (`Source { required: …, ..Source::everywhere() }`).
+    pub fn everywhere() -> Source {
         Source {
             scheme: None,
             host: ANY_HOST.to_string(),
@@ -407,13 +413,29 @@ pub fn convention_rule(c: Convention) -> Rule {
             required: vec![],
             optional: vec![],
             rest: true,
-        },
+        }
+    }
+}
+
+impl Target {
+    /// Changes nothing: scheme, host, path and query kept (`query: Some(vec![])` then writes
+    /// only the kept rest: a parameter drop).
+    pub fn unchanged() -> Target {
         Target {
             scheme: None,
             host: None,
             path: None,
             query: None,
-        },
+        }
+    }
+}
+
+/// The rule of a cross-host URL convention.
+pub fn convention_rule(c: Convention) -> Rule {
+    let mut rule = Rule::new(
+        RuleKind::Convention,
+        Source::everywhere(),
+        Target::unchanged(),
     );
     rule.convention = Some(c);
     crate::render::describe(&mut rule);

@@ -1257,18 +1257,12 @@ mod tests {
             Rule::new(
                 RuleKind::Template,
                 Source {
-                    scheme: None,
-                    host: ANY_HOST.into(),
-                    path: None,
                     required: vec![(name.into(), ValPat::Any)],
-                    optional: vec![],
-                    rest: true,
+                    ..Source::everywhere()
                 },
                 Target {
-                    scheme: None,
-                    host: None,
-                    path: None,
                     query: Some(vec![]),
+                    ..Target::unchanged()
                 },
             )
         };
