@@ -269,18 +269,6 @@ pub fn stamp_time() -> anyhow::Result<String> {
     Ok(dedust::rulefile::rfc3339(secs))
 }
 
-/// The revoked rules of the rule files (`verify --revoke`): the records a command that writes
-/// the rules again (`validate -o`, `verify --prune`) carries through, so a later `merge` with an
-/// older file keeps them revoked.
-pub fn revoked_records(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
-    let mut out = Vec::new();
-    for p in paths {
-        let f = dedust::RuleFile::read(p)?;
-        out.extend(f.rules.into_iter().filter(|r| r.revoked.is_some()));
-    }
-    Ok(out)
-}
-
 /// Load and concatenate rule files (in the order given).
 pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
     Ok(load_rule_files(paths)?.0)
@@ -291,7 +279,17 @@ pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
 pub fn load_rule_files(
     paths: &[String],
 ) -> anyhow::Result<(Vec<dedust::Rule>, dedust::BaseSettings)> {
-    let mut rules = Vec::new();
+    let (rules, _, base) = load_rule_sets(paths)?;
+    Ok((rules, base))
+}
+
+/// [`load_rule_files`], with the revoked rules (`verify --revoke`) apart: the records a command
+/// that writes the rules again (`validate -o`, `verify --prune`) carries through, so a later
+/// `merge` with an older file keeps them revoked.
+pub fn load_rule_sets(
+    paths: &[String],
+) -> anyhow::Result<(Vec<dedust::Rule>, Vec<dedust::Rule>, dedust::BaseSettings)> {
+    let (mut rules, mut revoked) = (Vec::new(), Vec::new());
     let mut base = None;
     for p in paths {
         let f = dedust::RuleFile::read(p)?;
@@ -305,13 +303,18 @@ pub fn load_rule_files(
             }
             Some(_) => {}
         }
-        let revoked = f.rules.len() - f.live_rules().count();
-        if revoked > 0 {
-            eprintln!("{p}: {revoked} revoked rules left out (verify --revoke)");
+        let (live, gone): (Vec<dedust::Rule>, Vec<dedust::Rule>) =
+            f.rules.into_iter().partition(|r| r.revoked.is_none());
+        if !gone.is_empty() {
+            eprintln!(
+                "{p}: {} revoked rules left out (verify --revoke)",
+                gone.len()
+            );
         }
-        rules.extend(f.rules.into_iter().filter(|r| r.revoked.is_none()));
+        rules.extend(live);
+        revoked.extend(gone);
     }
-    Ok((rules, base.unwrap_or_default()))
+    Ok((rules, revoked, base.unwrap_or_default()))
 }
 
 /// `cluster<TAB>url` text of clusters.

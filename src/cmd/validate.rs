@@ -7,7 +7,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
     inputs.push(&a.truth);
     super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
-    let mut rules = super::load_rules(&a.rules)?;
+    let (mut rules, revoked, _) = super::load_rule_sets(&a.rules)?;
     let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let (data, bad) = dedust::labeled(&clusters, &base);
@@ -22,7 +22,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     }
     let opts = a.validate.options();
     let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
-    kept.extend(super::revoked_records(&a.rules)?);
+    kept.extend(revoked);
     let file = dedust::RuleFile::new(
         kept,
         dedust::BaseSettings {

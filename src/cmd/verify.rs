@@ -14,7 +14,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
         return Ok(2);
     }
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
-    let (rules, base_settings) = super::load_rule_files(&a.rules)?;
+    let (rules, revoked, base_settings) = super::load_rule_sets(&a.rules)?;
     let pages = super::read_pages(&a.pages)?;
     let base = a.base.options();
     let checks = dedust::verify::verify_rules(&rules, &pages, &base, &opts);
@@ -45,7 +45,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
             .collect();
         let removed = rules.len() - kept.len();
         let mut kept = kept;
-        kept.extend(super::revoked_records(&a.rules)?);
+        kept.extend(revoked);
         let file = dedust::RuleFile::new(kept, base_settings, None);
         super::write_out(a.output.as_deref(), &file.to_json())?;
         super::write_out(None, &report)?;
