@@ -1195,8 +1195,28 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                     };
                     required.push((name.clone(), pat));
                 }
-                // A cross-host template drops no parameter: on other sites the same names may
-                // carry content (the cross-host drops decide parameters one by one).
+                // A cross-host template drops no parameter of unknown role: on other sites the
+                // same names may carry content (the cross-host drops decide parameters one by
+                // one). A parameter every source carries with one value (`option=com_content`
+                // of `index.php?option=com_content&id=N` → `/c/N`) is part of the software's
+                // signature: required with that value, it narrows the rule.
+                if !literal && from.1 == ANY_HOST {
+                    let first = &obs[0].from.params;
+                    for (n, v) in first {
+                        let Some(v) = v.as_deref() else { continue };
+                        if params.contains(n) {
+                            continue;
+                        }
+                        let everywhere = obs.iter().all(|o| {
+                            o.from.params.iter().filter(|(m, _)| m == n).count() == 1
+                                && o.from.params.contains(&(n.clone(), Some(v.to_string())))
+                        });
+                        if everywhere {
+                            required.push((n.clone(), ValPat::Pieces(vec![Piece::Lit(v.into())])));
+                        }
+                    }
+                    required.sort_by(|a, b| a.0.cmp(&b.0));
+                }
                 if !literal && from.1 != ANY_HOST {
                     for o in obs {
                         for (n, _) in &o.from.params {
@@ -1696,6 +1716,44 @@ mod tests {
                 ],
                 "*://*/product.php?id={int:id}",
                 "*://*/product.php?id={int:id}&[sid]",
+            ),
+            // A parameter every source carries with one value is the software's signature:
+            // required with that value (never dropped by name), so other sites' `id=` pages
+            // without it stay apart.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &[
+                            "http://a.org/c/12",
+                            "http://a.org/index.php?id=12&option=com_content",
+                        ],
+                    ),
+                    mk(
+                        "b",
+                        &[
+                            "http://b.org/c/7",
+                            "http://b.org/index.php?id=7&option=com_content",
+                        ],
+                    ),
+                ],
+                "*://*/index.php?id={int:id}&option=com_content",
+                "*://*/index.php?id={int:id}",
+            ),
+            // One whose value varies is no signature: the template does not match it.
+            (
+                vec![
+                    mk(
+                        "a",
+                        &["http://a.org/c/12", "http://a.org/index.php?id=12&v=1"],
+                    ),
+                    mk(
+                        "b",
+                        &["http://b.org/c/7", "http://b.org/index.php?id=7&v=2"],
+                    ),
+                ],
+                "*://*/index.php?id={int:id}",
+                "*://*/index.php?id={int:id}&v={int:v}",
             ),
             // A member on another host (here `www.`): no cross-host template from the pair.
             (

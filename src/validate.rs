@@ -1546,6 +1546,59 @@ mod tests {
     }
 
     #[test]
+    fn cross_host_template_sees_the_url_after_drops_and_before_conventions() {
+        // Four sites of one CMS: `/c/N` ≡ `index.php?option=com_content&id=N`, with a noise
+        // parameter and `index.php` as default document. On a site never seen, the template must
+        // fire after the noise is dropped and before `index.php` becomes `/`.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "c", "d"] {
+            for i in 0..4 {
+                let u = |p: &str| format!("http://{h}.org{p}");
+                let q = format!("/index.php?option=com_content&id={i}");
+                clusters.push(Cluster {
+                    id: format!("{h}{i}"),
+                    urls: vec![
+                        u(&format!("/c/{i}")),
+                        u(&q),
+                        u(&format!("{q}&mode=threaded")),
+                    ],
+                });
+                clusters.push(Cluster {
+                    id: format!("{h}p{i}"),
+                    urls: vec![
+                        u(&format!("/p/{i}.html")),
+                        u(&format!("/p/{i}.html?mode=threaded")),
+                    ],
+                });
+            }
+            clusters.push(mk(
+                &format!("{h}-dir"),
+                &[
+                    &format!("http://{h}.org/d/"),
+                    &format!("http://{h}.org/d/index.php"),
+                ],
+            ));
+        }
+        let cfg = crate::LearnConfig {
+            validate: Some(Default::default()),
+            ..Default::default()
+        };
+        let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
+        let n = crate::Normalizer::new(out.file.rules.clone(), Some(BaseOptions::default()));
+        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
+        let rules: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+        for u in [
+            "http://z.net/index.php?option=com_content&id=9&mode=threaded",
+            "http://z.net/index.php?id=9&option=com_content",
+            "http://z.net/c/9",
+        ] {
+            assert_eq!(key(u), key("http://z.net/c/9"), "{u}: {rules:#?}");
+        }
+        // Without the signature parameter, another site's `index.php?id=` is left alone.
+        assert_ne!(key("http://z.net/index.php?id=9"), key("http://z.net/c/9"));
+    }
+
+    #[test]
     fn cross_host_merges_count_as_support() {
         // `www.` alias: the rewritten URL lands on another host's URL; that is a merge.
         let clusters: Vec<Cluster> = (0..3)

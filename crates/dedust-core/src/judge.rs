@@ -250,12 +250,21 @@ fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
     (lo + hi) / 2.0
 }
 
-/// Application order: host-scoped rules before cross-host ones (host evidence wins), then more
-/// specific first, then better, then id.
+/// Application order: host-scoped rules before cross-host ones (host evidence wins); among
+/// cross-host rules parameter drops first and conventions last (a cross-host template names its
+/// source's whole query and path, `index.php?id={int}&option=com_content`, so it must see the URL
+/// after the noise is dropped and before `index.php` becomes `/`); then more specific first,
+/// then better, then id.
 pub fn order(rules: &mut [Rule]) {
+    let stage = |r: &Rule| match (r.is_global(), r.kind) {
+        (false, _) => 0,
+        (true, RuleKind::Drop) => 1,
+        (true, RuleKind::Convention) => 3,
+        (true, _) => 2,
+    };
     rules.sort_by(|a, b| {
-        a.is_global()
-            .cmp(&b.is_global())
+        stage(a)
+            .cmp(&stage(b))
             .then_with(|| specificity(b).cmp(&specificity(a)))
             .then_with(|| score(b).cmp(&score(a)))
             .then_with(|| a.id.cmp(&b.id))
