@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate datasets/wordnet-synonyms.tsv.gz: each English word that has a strictly shorter
+"""Generate crates/dedust-content/data/wordnet-synonyms.tsv.gz: each English word that has a strictly shorter
 WordNet synonym, mapped to its shortest one (ties: alphabetical), for the content verifier's word
 mapping (src/tdw.rs embeds the table).
 
@@ -19,7 +19,7 @@ import sys
 
 src = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/wordnet"
 out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
-    os.path.dirname(__file__), "..", "datasets", "wordnet-synonyms.tsv.gz"
+    os.path.dirname(__file__), "..", "crates", "dedust-content", "data", "wordnet-synonyms.tsv.gz"
 )
 word_re = re.compile(r"^[a-z]+$")
 synonyms = collections.defaultdict(set)

@@ -26,9 +26,9 @@ pub use dedust_core::{
     base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, stream,
     tier, url_parts,
 };
+pub use dedust_content::{cluster, pages, similarity, tdw, verify};
 
 pub mod align;
-pub mod cluster;
 pub mod consensus;
 pub mod export;
 pub mod generalize;
@@ -38,16 +38,12 @@ pub mod lists;
 #[cfg(test)]
 mod merge_tests;
 pub mod metrics;
-pub mod pages;
 pub mod pipeline;
 pub mod report;
 pub mod rules;
-pub mod similarity;
 pub mod synth;
-pub mod tdw;
 pub mod tokenize;
 pub mod validate;
-pub mod verify;
 pub mod warc;
 
 pub use align::{align, AlignNode, Alignment};

@@ -59,32 +59,7 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
     (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
 }
 
-/// A duplicate cluster: an id and its URLs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cluster {
-    /// Cluster id (ground truth label).
-    pub id: String,
-    /// Member URLs as read.
-    pub urls: Vec<String>,
-}
-
-impl Cluster {
-    /// The cluster's truth label: a 64-bit hash of its id ([`label_of`]), so parts of one split,
-    /// and validation and metrics, label a cluster alike.
-    pub fn label(&self) -> usize {
-        label_of(&self.id)
-    }
-}
-
-/// The truth label of a cluster id (see [`Cluster::label`]).
-///
-/// ```
-/// let c = dedust::Cluster { id: "t1".into(), urls: vec![] };
-/// assert_eq!(c.label(), dedust::rules::label_of("t1"));
-/// ```
-pub fn label_of(id: &str) -> usize {
-    crate::hash::fnv(id) as usize
-}
+pub use dedust_core::model::{label_of, Cluster};
 
 /// Whether a parameter's observed values are high-entropy (ids: session, click, post ids) rather
 /// than a few repeated settings (`mode=hybrid`, `print=1`): at least 3 distinct values making up

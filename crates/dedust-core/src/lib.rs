@@ -56,6 +56,6 @@ pub use base::{base_normalize, BaseError, BaseOptions};
 pub use error::{Error, Result};
 pub use javaregex::{regex_rule, JavaRegex};
 pub use merge::{merge, MergeReport};
-pub use model::{CapType, Learned, Piece, Revoked, Rule, RuleKind};
+pub use model::{CapType, Cluster, Learned, Piece, Revoked, Rule, RuleKind};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};

@@ -450,3 +450,30 @@ pub fn value_like(seg: &str) -> bool {
         || seg.bytes().any(|b| matches!(b, b'-' | b'_' | b'+' | b','))
         || seg.contains('%')
 }
+
+/// A duplicate cluster: an id and its URLs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cluster {
+    /// Cluster id (ground truth label).
+    pub id: String,
+    /// Member URLs as read.
+    pub urls: Vec<String>,
+}
+
+impl Cluster {
+    /// The cluster's truth label: a 64-bit hash of its id ([`label_of`]), so parts of one split,
+    /// and validation and metrics, label a cluster alike.
+    pub fn label(&self) -> usize {
+        label_of(&self.id)
+    }
+}
+
+/// The truth label of a cluster id (see [`Cluster::label`]).
+///
+/// ```
+/// let c = dedust_core::model::Cluster { id: "t1".into(), urls: vec![] };
+/// assert_eq!(c.label(), dedust_core::model::label_of("t1"));
+/// ```
+pub fn label_of(id: &str) -> usize {
+    crate::hash::fnv(id) as usize
+}

@@ -85,11 +85,11 @@ pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
         read_warc(path, &mut pages, &mut HashMap::new(), &mut rep)?;
         return Ok((pages, rep));
     }
-    let mut r = crate::input::open(path)?;
+    let mut r = dedust_io::open(path)?;
     let mut pages = Vec::new();
     let mut line = Vec::new();
     for i in 0.. {
-        use crate::input::{read_line_capped, Line};
+        use dedust_io::{read_line_capped, Line};
         let got = read_line_capped(&mut r, &mut line, MAX_JSONL_LINE).map_err(io)?;
         let origin = format!("{path}:{}", i + 1);
         match got {
@@ -193,7 +193,7 @@ fn read_dir_pages(dir: &Path, rep: &mut PagesReport) -> Result<Vec<Page>> {
         }
         let fp = found.display().to_string();
         let mut bytes = Vec::new();
-        crate::input::open(&fp)?
+        dedust_io::open(&fp)?
             .take(MAX_DECODED + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| Error::Io {
@@ -227,7 +227,7 @@ fn inside(file: &str) -> bool {
 pub const MAX_JSONL_LINE: u64 = 2 * MAX_DECODED;
 /// Largest WARC record block read (bigger records are skipped, streamed past, and counted).
 pub const MAX_WARC_RECORD: u64 = 64 << 20;
-pub use crate::warc::{MAX_DECODED, MAX_HEADER_LINE};
+pub use dedust_io::warc::{MAX_DECODED, MAX_HEADER_LINE};
 
 fn read_warc(
     path: &str,
@@ -235,9 +235,9 @@ fn read_warc(
     digests: &mut HashMap<String, String>,
     rep: &mut PagesReport,
 ) -> Result<()> {
-    use crate::warc::{decode_body, field, http_split};
-    let r = crate::input::open(path)?;
-    crate::warc::each_record(
+    use dedust_io::warc::{decode_body, field, http_split};
+    let r = dedust_io::open(path)?;
+    dedust_io::warc::each_record(
         r,
         path,
         MAX_WARC_RECORD,

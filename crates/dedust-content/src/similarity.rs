@@ -86,7 +86,7 @@ impl Default for SimOptions {
 /// use std::collections::BTreeMap;
 /// let a: BTreeMap<String, f64> = [("x".into(), 1.0), ("y".into(), 1.0)].into();
 /// let b: BTreeMap<String, f64> = [("x".into(), 1.0)].into();
-/// assert!((dedust::similarity::cosine(&a, &b) - 0.5f64.sqrt()).abs() < 1e-12);
+/// assert!((dedust_content::similarity::cosine(&a, &b) - 0.5f64.sqrt()).abs() < 1e-12);
 /// ```
 pub fn cosine(a: &BTreeMap<String, f64>, b: &BTreeMap<String, f64>) -> f64 {
     let dot: f64 = a.iter().filter_map(|(k, x)| b.get(k).map(|y| x * y)).sum();
@@ -107,7 +107,7 @@ pub fn angle(cos: f64) -> f64 {
 /// θ = 180·(1 − t): the largest angle of a similar pair for threshold `t`.
 ///
 /// ```
-/// assert!((dedust::similarity::theta(0.9) - 18.0).abs() < 1e-9);
+/// assert!((dedust_content::similarity::theta(0.9) - 18.0).abs() < 1e-9);
 /// ```
 pub fn theta(t: f64) -> f64 {
     180.0 * (1.0 - t)
@@ -119,8 +119,8 @@ pub fn theta(t: f64) -> f64 {
 /// use std::collections::BTreeSet;
 /// let a: BTreeSet<u64> = [1, 2, 3, 4].into();
 /// let b: BTreeSet<u64> = [1, 2, 3, 9].into();
-/// assert_eq!(dedust::similarity::simscore(&a, &b), 75.0);
-/// assert_eq!(dedust::similarity::simscore_band(75.0), "70-80");
+/// assert_eq!(dedust_content::similarity::simscore(&a, &b), 75.0);
+/// assert_eq!(dedust_content::similarity::simscore_band(75.0), "70-80");
 /// ```
 pub fn simscore(a: &BTreeSet<u64>, b: &BTreeSet<u64>) -> f64 {
     if a.is_empty() {
@@ -174,7 +174,7 @@ fn ranks(values: &[(String, u32)]) -> HashMap<&str, f64> {
 /// use std::collections::BTreeMap;
 /// let tf = |v: &[(&str, u32)]| v.iter().map(|(k, n)| (k.to_string(), *n)).collect::<BTreeMap<_, _>>();
 /// // Union w x y z; a ranks 0 3 1.5 1.5, b ranks 1 2.5 2.5 0: ρ = 2.25 / 4.5.
-/// let rho = dedust::similarity::spearman(&tf(&[("x", 3), ("y", 1), ("z", 1)]), &tf(&[("x", 2), ("y", 2), ("w", 1)]));
+/// let rho = dedust_content::similarity::spearman(&tf(&[("x", 3), ("y", 1), ("z", 1)]), &tf(&[("x", 2), ("y", 2), ("w", 1)]));
 /// assert!((rho - 0.5).abs() < 1e-12);
 /// ```
 pub fn spearman(a: &BTreeMap<String, u32>, b: &BTreeMap<String, u32>) -> f64 {
@@ -205,7 +205,7 @@ pub fn spearman(a: &BTreeMap<String, u32>, b: &BTreeMap<String, u32>) -> f64 {
 /// use std::collections::{BTreeMap, BTreeSet};
 /// let tf: BTreeMap<String, u32> = [("linux".into(), 2), ("cake".into(), 1)].into();
 /// let dict: BTreeSet<String> = ["linux".to_string()].into();
-/// assert_eq!(dedust::similarity::relevance(&tf, &dict), 1);
+/// assert_eq!(dedust_content::similarity::relevance(&tf, &dict), 1);
 /// ```
 pub fn relevance(tf: &BTreeMap<String, u32>, dict: &BTreeSet<String>) -> i64 {
     tf.iter()
@@ -294,7 +294,7 @@ pub fn brute_force(
 /// O(Σ prefix-list lengths + verified pairs · L); near-linear when rare tokens separate pages.
 ///
 /// ```
-/// use dedust::similarity::{brute_force, ppjoin};
+/// use dedust_content::similarity::{brute_force, ppjoin};
 /// let r = vec![vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![6, 7, 8, 9], vec![1, 2, 3, 4, 5]];
 /// let s = vec![0; 4];
 /// let (pairs, _) = ppjoin(&r, &s, 0.6, None);

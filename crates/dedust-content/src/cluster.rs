@@ -11,7 +11,7 @@
 //! components by union-find in O(pairs · α(n)).
 
 use crate::pages::Page;
-use crate::rules::Cluster;
+use crate::model::Cluster;
 use crate::similarity::{similar_pairs, JoinStats, SimOptions};
 use crate::tdw::{features, Features, Weights};
 use rayon::prelude::*;
@@ -47,7 +47,7 @@ pub fn page_features(pages: &[Page], w: &Weights) -> Vec<Features> {
 /// Duplicate clusters of `pages` (see the module docs), with the join's work counts.
 ///
 /// ```
-/// use dedust::{pages::Page, cluster::cluster_pages};
+/// use dedust_content::{pages::Page, cluster::cluster_pages};
 /// let page = |u: &str, body: &str| Page { url: u.into(), html: format!("<p>{body}</p>"), origin: String::new() };
 /// let pages = vec![
 ///     page("http://a.org/1", "zebras graze on the wide savanna at dawn"),
@@ -170,7 +170,8 @@ fn identical_groups(feats: &[Features]) -> Vec<Vec<usize>> {
 /// the URL pairs put together (1.0 when there is nothing to get wrong).
 ///
 /// ```
-/// use dedust::{cluster::pair_agreement, Cluster};
+/// use dedust_content::cluster::pair_agreement;
+/// use dedust_core::Cluster;
 /// let c = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
 /// let truth = vec![c("t1", &["a", "b", "c"]), c("t2", &["d"])];
 /// let pred = vec![c("p1", &["a", "b"]), c("p2", &["c", "d"])];

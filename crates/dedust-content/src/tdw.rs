@@ -78,12 +78,12 @@ fn stop_words() -> &'static std::collections::HashSet<&'static str> {
     S.get_or_init(|| STOP.split_whitespace().collect())
 }
 
-/// The WordNet table (`datasets/wordnet-synonyms.tsv.gz`, made by `scripts/wordnet_synonyms.py`).
+/// The WordNet table (`crates/dedust-content/data/wordnet-synonyms.tsv.gz`, made by `scripts/wordnet_synonyms.py`).
 fn synonyms() -> &'static HashMap<String, String> {
     static T: OnceLock<HashMap<String, String>> = OnceLock::new();
     T.get_or_init(|| {
         use std::io::Read;
-        let gz: &[u8] = include_bytes!("../datasets/wordnet-synonyms.tsv.gz");
+        let gz: &[u8] = include_bytes!("../data/wordnet-synonyms.tsv.gz");
         let mut text = String::new();
         flate2::read::GzDecoder::new(gz)
             .read_to_string(&mut text)
@@ -98,9 +98,9 @@ fn synonyms() -> &'static HashMap<String, String> {
 /// A word's shortest WordNet synonym (the word itself when none is shorter).
 ///
 /// ```
-/// assert_eq!(dedust::tdw::map_word("automobile"), "car");
-/// assert_eq!(dedust::tdw::map_word("purchase"), "buy");
-/// assert_eq!(dedust::tdw::map_word("zebra"), "zebra");
+/// assert_eq!(dedust_content::tdw::map_word("automobile"), "car");
+/// assert_eq!(dedust_content::tdw::map_word("purchase"), "buy");
+/// assert_eq!(dedust_content::tdw::map_word("zebra"), "zebra");
 /// ```
 pub fn map_word(w: &str) -> &str {
     synonyms().get(w).map_or(w, String::as_str)
@@ -115,7 +115,7 @@ fn stemmer() -> &'static Stemmer {
 /// lower-cased, stop words removed, mapped to the shortest synonym, Porter-stemmed.
 ///
 /// ```
-/// assert_eq!(dedust::tdw::terms("The Automobiles were running!"), vec!["car", "run"]);
+/// assert_eq!(dedust_content::tdw::terms("The Automobiles were running!"), vec!["car", "run"]);
 /// ```
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -145,8 +145,8 @@ pub fn terms(text: &str) -> Vec<String> {
 /// or precede white space; text after the last one counts as one more sentence.
 ///
 /// ```
-/// assert_eq!(dedust::tdw::sentence_count("One. Two! 3.5 is a number? Four"), 4);
-/// assert_eq!(dedust::tdw::sentence_count(""), 0);
+/// assert_eq!(dedust_content::tdw::sentence_count("One. Two! 3.5 is a number? Four"), 4);
+/// assert_eq!(dedust_content::tdw::sentence_count(""), 0);
 /// ```
 pub fn sentence_count(text: &str) -> usize {
     let c: Vec<char> = text.chars().collect();
@@ -189,8 +189,8 @@ enum Place {
 ///   <meta name="keywords" content="widget"></head>
 ///   <body><h1>Widgets</h1><p>Buy a widget. It is blue.</p>
 ///   <a href="/other">more widgets</a><a href="http://elsewhere.org/">partner</a></body></html>"#;
-/// let f = dedust::tdw::features("http://shop.example/widgets", html, &Default::default());
-/// let term = |w: &str| dedust::tdw::terms(w).remove(0); // "widget" maps to WordNet's "gismo"
+/// let f = dedust_content::tdw::features("http://shop.example/widgets", html, &Default::default());
+/// let term = |w: &str| dedust_content::tdw::terms(w).remove(0); // "widget" maps to WordNet's "gismo"
 /// // url 2 + title 2 + meta keywords 3 + heading 2 + main 1 + same-site anchor 1
 /// assert_eq!(f.tdw[&term("widget")], 11.0);
 /// assert_eq!(f.tdw[&term("partner")], 0.5);

@@ -1,0 +1,115 @@
+//! Bounded reading of crawl files: transparent gzip, capped lines.
+//!
+//! In: a path (`-` for stdin) or any [`BufRead`]. Out: a reader that undoes gzip (by magic
+//! bytes, never by file name) and skips a UTF-8 byte order mark ([`open`]); lines of at most a
+//! given length ([`read_line_capped`]: a longer line is read past in chunks, never held whole).
+
+use dedust_core::error::{Error, Result};
+use std::io::{BufRead, BufReader, Read};
+
+/// Open a path (or `-`) with transparent gzip; a leading UTF-8 byte order mark is skipped.
+pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
+    let io = |e| Error::Io {
+        path: path.to_string(),
+        source: e,
+    };
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(io)?)
+    };
+    let mut br = BufReader::with_capacity(1 << 16, raw);
+    let head = br.fill_buf().map_err(io)?;
+    let mut r: Box<dyn BufRead + Send> = if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::read::MultiGzDecoder::new(br),
+        ))
+    } else {
+        Box::new(br)
+    };
+    // A UTF-8 byte order mark would glue itself to the first header or URL.
+    if r.fill_buf().map_err(io)?.starts_with(b"\xEF\xBB\xBF") {
+        r.consume(3);
+    }
+    Ok(r)
+}
+
+/// What [`read_line_capped`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// A whole line is in the buffer (its `\n`, when present, included).
+    Whole,
+    /// The line was longer than the cap: the buffer holds its first `cap` bytes, the rest was
+    /// read past.
+    Cut,
+    /// End of input.
+    End,
+}
+
+/// Read one line into `buf` (cleared first), holding at most `cap` bytes: a longer line is
+/// consumed up to its `\n` in chunks, never buffered whole (a 1 GiB line without a newline
+/// costs `cap` bytes of memory).
+///
+/// ```
+/// use dedust_io::{read_line_capped, Line};
+/// let mut r = std::io::Cursor::new(b"abcdef\nxy\n".to_vec());
+/// let mut buf = Vec::new();
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::Cut);
+/// assert_eq!(buf, b"abc");
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::Whole);
+/// assert_eq!(buf, b"xy\n");
+/// assert_eq!(read_line_capped(&mut r, &mut buf, 3).unwrap(), Line::End);
+/// ```
+pub fn read_line_capped(
+    r: &mut (impl BufRead + ?Sized),
+    buf: &mut Vec<u8>,
+    cap: u64,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let n = (&mut *r).take(cap).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() == Some(&b'\n') || (n as u64) < cap {
+        return Ok(Line::Whole);
+    }
+    // Exactly `cap` bytes and no newline yet: the line may end right here.
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(Line::Whole);
+        }
+        if chunk[0] == b'\n' {
+            r.consume(1);
+            buf.push(b'\n');
+            return Ok(Line::Whole);
+        }
+        break;
+    }
+    loop {
+        let (used, found) = {
+            let chunk = match r.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(Line::Cut);
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            }
+        };
+        r.consume(used);
+        if found {
+            return Ok(Line::Cut);
+        }
+    }
+}
+
