@@ -28,8 +28,8 @@
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
-use std::collections::HashMap;
 pub use dedust_io::{open, read_line_capped, Line};
+use std::collections::HashMap;
 use std::io::BufRead;
 
 /// Input format of `learn` and `evaluate`.

@@ -22,19 +22,19 @@
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
 
+pub use dedust_content::{cluster, pages, similarity, tdw, verify};
 pub use dedust_core::{
     base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, stream,
     tier, url_parts,
 };
-pub use dedust_content::{cluster, pages, similarity, tdw, verify};
+pub use dedust_interop::{export, import, lists};
 
 pub mod align;
 pub mod consensus;
-pub mod export;
+#[cfg(test)]
+mod export_tests;
 pub mod generalize;
-pub mod import;
 pub mod input;
-pub mod lists;
 #[cfg(test)]
 mod merge_tests;
 pub mod metrics;
@@ -51,7 +51,7 @@ pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{consensus, Column, ColumnClass, Consensus};
 pub use dedust_core::MergeReport;
 pub use error::{Error, Result};
-pub use export::{export, Export, ExportOptions, Format as ExportFormat, Skipped};
+pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
 pub use metrics::{compare, mean, metrics, Comparison, Metrics};

@@ -10,8 +10,8 @@
 //! Feature extraction O(total HTML) in parallel; the join as in [`crate::similarity::ppjoin`];
 //! components by union-find in O(pairs · α(n)).
 
-use crate::pages::Page;
 use crate::model::Cluster;
+use crate::pages::Page;
 use crate::similarity::{similar_pairs, JoinStats, SimOptions};
 use crate::tdw::{features, Features, Weights};
 use rayon::prelude::*;

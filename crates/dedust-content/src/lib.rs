@@ -19,9 +19,9 @@
 #![deny(missing_docs)]
 
 // The engine's modules, under the paths these modules name them by.
-use dedust_core::{base, error, hash, model, normalize, site};
 #[cfg(test)]
 use dedust_core::javaregex;
+use dedust_core::{base, error, hash, model, normalize, site};
 
 pub mod cluster;
 pub mod pages;

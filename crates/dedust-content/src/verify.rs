@@ -8,9 +8,9 @@
 //! read); rules keep their order; pages whose URL the base layer rejects are skipped.
 
 use crate::base::{base_normalize, BaseOptions};
+use crate::model::Rule;
 use crate::normalize::Normalizer;
 use crate::pages::Page;
-use crate::model::Rule;
 use crate::similarity::{compare, SimOptions};
 use crate::tdw::{features, Weights};
 use rayon::prelude::*;

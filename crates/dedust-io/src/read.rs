@@ -112,4 +112,3 @@ pub fn read_line_capped(
         }
     }
 }
-

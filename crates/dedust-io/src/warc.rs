@@ -291,7 +291,12 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 /// The payload with its codings undone (chunked transfer coding, then `gzip` or `deflate`
 /// content coding), at most `limit` bytes of it (a body cut short decodes
 /// as far as it goes); `None` when it would exceed `limit` and `whole` is asked for.
-pub fn decode(headers: &[(String, String)], body: &[u8], limit: u64, whole: bool) -> Option<Vec<u8>> {
+pub fn decode(
+    headers: &[(String, String)],
+    body: &[u8],
+    limit: u64,
+    whole: bool,
+) -> Option<Vec<u8>> {
     let mut data = if field(headers, "Transfer-Encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
     {
@@ -332,4 +337,3 @@ pub fn decode(headers: &[(String, String)], body: &[u8], limit: u64, whole: bool
 pub fn decode_body(headers: &[(String, String)], body: &[u8]) -> Option<Vec<u8>> {
     decode(headers, body, MAX_DECODED, true)
 }
-

@@ -6,7 +6,7 @@
 //! parameter-name regexes in `rules` and `referralMarketing`, `rawRules`, `exceptions`), of a
 //! Scrapy duplicate-url-discarder rule file (a list of `{processor, args, urlPattern: {include,
 //! exclude}}`), or of a robots.txt (its `Clean-param:` lines, with the URL it came from). Out: a
-//! [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`](crate::rules::RuleKind::Regex) (Java regexes: the Nutch, StormCrawler
+//! [`ListImport`]: [`Rule`]s of kind [`RuleKind::Regex`](crate::model::RuleKind::Regex) (Java regexes: the Nutch, StormCrawler
 //! and regex-tsv exports carry them), one per provider and parameter pattern (ClearURLs), per
 //! entry and parameter (DUD) or per line and parameter (robots.txt, scoped to its host), in list
 //! order, each once, and the entries that have no rule, each with the reason
@@ -23,7 +23,7 @@
 
 use crate::error::{Error, Result};
 use crate::import::regex_rule;
-use crate::rules::Rule;
+use crate::model::Rule;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -119,8 +119,8 @@ fn clearurls_cond(p: &Provider) -> String {
 /// ```
 /// let json = r#"{"providers": {"globalRules": {"urlPattern": ".*", "rules": ["utm(?:_[a-z_]*)?"],
 ///     "exceptions": ["^https?://keep\\.example/"]}}}"#;
-/// let out = dedust::lists::import_clearurls(json, "data.json").unwrap();
-/// let n = dedust::Normalizer::new(out.rules, None);
+/// let out = dedust_interop::lists::import_clearurls(json, "data.json").unwrap();
+/// let n = dedust_core::Normalizer::new(out.rules, None);
 /// let run = |u: &str| n.apply_rules(u.to_string()).url;
 /// assert_eq!(run("https://a.org/x?id=3&UTM_Source=rss&utm_medium=m"), "https://a.org/x?id=3");
 /// assert_eq!(run("https://a.org/x?utm_source=rss"), "https://a.org/x");
@@ -278,8 +278,8 @@ fn dud_cond(p: &DudPattern) -> Option<String> {
 /// ```
 /// let json = r#"[{"processor": "queryRemoval", "args": ["smid"],
 ///     "urlPattern": {"include": ["nytimes.com"]}}]"#;
-/// let out = dedust::lists::import_dud(json, "article.json").unwrap();
-/// let n = dedust::Normalizer::new(out.rules, None);
+/// let out = dedust_interop::lists::import_dud(json, "article.json").unwrap();
+/// let n = dedust_core::Normalizer::new(out.rules, None);
 /// let run = |u: &str| n.apply_rules(u.to_string()).url;
 /// assert_eq!(run("https://www.nytimes.com/a?smid=tw&x=1"), "https://www.nytimes.com/a?x=1");
 /// assert_eq!(run("https://nytimes.com.evil.example/a?smid=tw"), "https://nytimes.com.evil.example/a?smid=tw");
@@ -358,9 +358,9 @@ pub const MAX_ROBOTS_RULES: usize = 100;
 ///
 /// ```
 /// let txt = "User-agent: *\nDisallow: /tmp\nClean-param: sid&ref /forum/\nclean-param: utm_source\n";
-/// let out = dedust::lists::import_robots(txt, "https://f.org/robots.txt").unwrap();
+/// let out = dedust_interop::lists::import_robots(txt, "https://f.org/robots.txt").unwrap();
 /// assert_eq!(out.rules.len(), 3);
-/// let n = dedust::Normalizer::new(out.rules, None);
+/// let n = dedust_core::Normalizer::new(out.rules, None);
 /// let run = |u: &str| n.apply_rules(u.to_string()).url;
 /// assert_eq!(run("https://f.org/forum/t.php?sid=9&t=1"), "https://f.org/forum/t.php?t=1");
 /// assert_eq!(run("https://f.org/shop/p.php?sid=9"), "https://f.org/shop/p.php?sid=9");
@@ -372,7 +372,7 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
         path: robots_url.to_string(),
         message: m,
     };
-    let host = crate::tokenize::split_url(robots_url)
+    let host = crate::url_parts::split_url(robots_url)
         .map(|p| p.host.to_ascii_lowercase())
         .filter(|h| !h.is_empty())
         .ok_or_else(|| {
@@ -455,7 +455,7 @@ mod tests {
     use super::*;
 
     fn run(rules: &[Rule], url: &str) -> String {
-        crate::Normalizer::new(rules.to_vec(), None)
+        dedust_core::Normalizer::new(rules.to_vec(), None)
             .apply_rules(url.to_string())
             .url
     }
@@ -682,7 +682,7 @@ mod tests {
         };
         let out = import_clearurls(&text, path).unwrap();
         assert!(out.rules.len() > 500, "{}", out.rules.len());
-        let n = crate::Normalizer::new(out.rules.clone(), None);
+        let n = dedust_core::Normalizer::new(out.rules.clone(), None);
         let run = |u: &str| n.apply_rules(u.to_string()).url;
         assert_eq!(
             run("https://news.example/a?utm_source=rss&id=3&fbclid=IwAR2x"),

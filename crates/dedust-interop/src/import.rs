@@ -2,13 +2,13 @@
 //! engine of [`crate::javaregex`]).
 //!
 //! In: the text of a Nutch urlnormalizer-regex file (`<regex-normalize>` with `<regex>` children
-//! holding `<pattern>` and `<substitution>`). Out: [`Rule`]s of kind [`RuleKind::Regex`](crate::rules::RuleKind::Regex), in file
+//! holding `<pattern>` and `<substitution>`). Out: [`Rule`]s of kind [`RuleKind::Regex`](crate::model::RuleKind::Regex), in file
 //! order, each holding the Java pattern and replacement verbatim. Invariants: every imported rule
 //! compiles ([`JavaRegex::new`] is run on it) and its replacement only names groups the pattern
 //! has; applying a rule is `Pattern.compile(p).matcher(url).replaceAll(s)` as Java does it.
 
 use crate::error::{Error, Result};
-use crate::rules::Rule;
+use crate::model::Rule;
 
 pub use crate::javaregex::{regex_rule, JavaRegex};
 
@@ -21,7 +21,7 @@ pub use crate::javaregex::{regex_rule, JavaRegex};
 /// ```
 /// let xml = "<regex-normalize><regex><pattern>&amp;{2,}</pattern>\
 ///            <substitution>&amp;</substitution></regex></regex-normalize>";
-/// let rules = dedust::import_nutch(xml, "n.xml").unwrap();
+/// let rules = dedust_interop::import_nutch(xml, "n.xml").unwrap();
 /// assert_eq!(rules[0].regex.as_deref(), Some("&{2,}"));
 /// ```
 pub fn import_nutch(text: &str, path: &str) -> Result<Vec<Rule>> {
