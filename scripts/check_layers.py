@@ -9,6 +9,10 @@ hash, error. Checked: `crate::MODULE` paths and `use crate::{…}` groups in eac
 (doc comments and `#[cfg(test)] mod tests` left out: doctests and tests may use the whole crate),
 external crate paths against the forbidden ones, every `.rs` file of the crate (a new module must
 be added to the list), and the crate's direct dependencies against an allowlist.
+The other library crates depend on their allowed siblings only (`cargo metadata`: normal and
+build dependencies; dev-dependencies too, so no test pulls a sibling in), no library crate
+depends on a binary-only crate (clap, anyhow, indicatif, mimalloc), and no crate's code names a
+sibling it may not use (`dedust_learn::` in `dedust-content`…).
 Usage: python3 scripts/check_layers.py   (from the repository root)
 """
 import glob
@@ -55,7 +59,43 @@ for line in tree.splitlines():
     name = line.split(" ")[0].replace("-", "_")
     if name in FORBIDDEN or name == "dedust":
         bad.append(f"cargo tree -p dedust-core: depends on {line.split(' (')[0]}")
+# The crates by role: each library crate may use only these workspace siblings.
+SIBLINGS = {
+    "dedust-core": set(),
+    "dedust-io": {"dedust-core"},
+    "dedust-content": {"dedust-core", "dedust-io"},
+    "dedust-interop": {"dedust-core"},
+    "dedust-learn": {"dedust-core", "dedust-io"},
+}
+BINARY_ONLY = {"clap", "anyhow", "indicatif", "mimalloc"}
+import json
+meta = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"],
+                                 capture_output=True, text=True, check=True).stdout)
+workspace = {p["name"] for p in meta["packages"]}
+missing = set(SIBLINGS) - workspace
+bad += [f"{m}: listed in this script but not in the workspace" for m in sorted(missing)]
+for pkg in meta["packages"]:
+    name = pkg["name"]
+    if name == "dedust":
+        continue
+    if name not in SIBLINGS:
+        bad.append(f"{name}: a workspace crate this script does not know (add it to SIBLINGS)")
+        continue
+    for dep in pkg["dependencies"]:
+        d = dep["name"]
+        if d in workspace and d not in SIBLINGS[name]:
+            bad.append(f"{name}: depends on {d} ({dep['kind'] or 'normal'}); allowed: "
+                       f"{', '.join(sorted(SIBLINGS[name])) or 'none'}")
+        if d in BINARY_ONLY and dep["kind"] is None:
+            bad.append(f"{name}: depends on {d}, which only the binary may use")
+    src = os.path.join(os.path.dirname(pkg["manifest_path"]), "src")
+    for path in sorted(glob.glob(f"{src}/**/*.rs", recursive=True)):
+        code = "\n".join(l for l in open(path, encoding="utf-8").read().split("\n")
+                         if not l.lstrip().startswith("//"))
+        for other in sorted(workspace - SIBLINGS[name] - {name}):
+            if re.search(rf"\b{other.replace('-', '_')}::", code):
+                bad.append(f"{os.path.relpath(path)}: names {other.replace('-', '_')}")
 for b in bad:
     print(b)
-print(f"check_layers: {len(files)} engine files, {len(bad)} offences")
+print(f"check_layers: {len(files)} engine files, {len(meta['packages'])} crates, {len(bad)} offences")
 sys.exit(1 if bad else 0)

@@ -28,33 +28,25 @@ pub use dedust_core::{
     tier, url_parts,
 };
 pub use dedust_interop::{export, import, lists};
+pub use dedust_learn::{
+    align, consensus, generalize, input, metrics, pipeline, report, rules, synth, tokenize,
+    validate, warc,
+};
 
-pub mod align;
-pub mod consensus;
 #[cfg(test)]
 mod export_tests;
-pub mod generalize;
-pub mod input;
 #[cfg(test)]
 mod merge_tests;
-pub mod metrics;
-pub mod pipeline;
-pub mod report;
-pub mod rules;
-pub mod synth;
-pub mod tokenize;
-pub mod validate;
-pub mod warc;
 
-pub use align::{align, AlignNode, Alignment};
+pub use align::{AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
-pub use consensus::{consensus, Column, ColumnClass, Consensus};
+pub use consensus::{Column, ColumnClass, Consensus};
 pub use dedust_core::MergeReport;
 pub use error::{Error, Result};
 pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
-pub use metrics::{compare, mean, metrics, Comparison, Metrics};
+pub use metrics::{compare, mean, Comparison, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use pipeline::{
     cross_validate, experiment, learn, learn_owned, Experiment, Holdout, LearnConfig, LearnOutput,
@@ -65,7 +57,7 @@ pub use rules::{
     learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Learned, Piece, Revoked, Rule,
     RuleKind,
 };
-pub use tokenize::{tokenize, Token, TokenKind, Tokens};
+pub use tokenize::{Token, TokenKind, Tokens};
 pub use validate::{
     labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions,
     ValidateReport,

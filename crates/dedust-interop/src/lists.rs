@@ -13,7 +13,7 @@
 //! (`completeProvider` blocks whole URLs; a `redirections` target must be URL-decoded; a DUD
 //! `normalizer` is dedust's base layer).
 //!
-//! Invariants: every rule compiles ([`crate::regex_rule`]); a parameter rule matches only on URLs
+//! Invariants: every rule compiles ([`dedust_core::regex_rule`]); a parameter rule matches only on URLs
 //! its entry's URL pattern accepts and none of its exceptions does, matches whole parameter names
 //! (`qid` never removes `qids=`), and removes a run of adjacent matching parameters per
 //! application with its separator (`?a=1&utm_source=x&b=2` → `?a=1&b=2`, `?utm_source=x` → no
@@ -671,7 +671,11 @@ mod tests {
     /// entry is a rule or a named skip, and every rule compiles (import checks it).
     #[test]
     fn real_clearurls_list_imports() {
-        let path = "../shared/datasets/lists/clearurls-data.min.json";
+        // Unit tests run in the crate directory; the data sits beside the repository.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/datasets/lists/clearurls-data.min.json"
+        );
         let Ok(text) = std::fs::read_to_string(path) else {
             assert!(
                 std::env::var("CI").as_deref() != Ok("true"),

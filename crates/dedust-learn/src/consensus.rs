@@ -66,7 +66,7 @@ impl Consensus {
 /// Read an alignment into consensus columns.
 ///
 /// ```
-/// use dedust::{align, consensus, tokenize, ColumnClass};
+/// use dedust_learn::{align, consensus, tokenize, ColumnClass};
 /// let seqs = vec![tokenize("http://h/a?t=1"), tokenize("http://h/a?mode=x&t=1")];
 /// let c = consensus(&align(&seqs));
 /// let classes: Vec<ColumnClass> = c.columns.iter().map(|c| c.class).collect();

@@ -41,7 +41,7 @@ fn pairs(n: usize) -> f64 {
 ///
 /// ```
 /// // Three URLs of cluster 0 and one of cluster 1, all put into one bucket: a false merge.
-/// let m = dedust::metrics(&[("a", 0), ("a", 0), ("a", 0), ("a", 1)]);
+/// let m = dedust_learn::metrics(&[("a", 0), ("a", 0), ("a", 0), ("a", 1)]);
 /// assert_eq!(m.reduction, 1.0);
 /// assert_eq!(m.lost, 0.25);
 /// assert_eq!(m.precision, 0.5);
@@ -120,7 +120,7 @@ pub struct HostLost {
 ///
 /// ```
 /// let items = [("a", 0), ("a", 0), ("a", 1), ("b", 2)];
-/// let w = dedust::metrics::worst_host(&items, &["x.org", "x.org", "y.org", "z.org"]).unwrap();
+/// let w = dedust_learn::metrics::worst_host(&items, &["x.org", "x.org", "y.org", "z.org"]).unwrap();
 /// assert_eq!((w.host.as_str(), w.lost_urls, w.lost), ("y.org", 1, 1.0));
 /// ```
 pub fn worst_host<B: AsRef<str>, D: AsRef<str>>(
@@ -193,7 +193,7 @@ pub struct Comparison {
 /// URLs the base layer rejects stay their own bucket in every row.
 ///
 /// ```
-/// use dedust::{compare, BaseOptions, Cluster};
+/// use dedust_learn::{compare, BaseOptions, Cluster};
 /// let test = vec![Cluster { id: "a".into(), urls: vec!["http://h/x".into(), "HTTP://H/x".into()] }];
 /// let c = compare(&test, vec![], &BaseOptions::default());
 /// assert_eq!((c.none.reduction, c.base.reduction), (0.0, 1.0));
@@ -211,7 +211,7 @@ pub fn compare(
 /// [`Comparison::unobserved`].
 ///
 /// ```
-/// use dedust::{metrics::{compare, compare_seen}, rules::{convention_rule, Convention}, BaseOptions, Cluster};
+/// use dedust_learn::{metrics::{compare, compare_seen}, rules::{convention_rule, Convention}, BaseOptions, Cluster};
 /// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
 /// let rules = vec![convention_rule(Convention::Https)];
 /// let test = vec![mk("c", &["http://h.org/z"])];

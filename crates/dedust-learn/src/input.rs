@@ -92,7 +92,7 @@ pub struct ReadReport {
     /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
     pub cross_site: usize,
     /// WARC input: robots.txt responses read, and their `Clean-param:` lines
-    /// (`(robots.txt URL, lines)`; [`crate::lists::import_robots`] turns them into rules).
+    /// (`(robots.txt URL, lines)`; `dedust_interop::lists::import_robots` turns them into rules).
     pub robots: usize,
     /// See [`ReadReport::robots`].
     pub clean_params: Vec<(String, String)>,
@@ -288,7 +288,7 @@ fn looks_like_url(u: &str) -> bool {
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let p = dir.join("c.tsv");
 /// std::fs::write(&p, "cluster\turl\na\thttp://h/1\na\thttp://h/1?x\nb\tnot a url\n").unwrap();
-/// let (c, rep) = dedust::read_clusters(p.to_str().unwrap(), dedust::InputFormat::Auto).unwrap();
+/// let (c, rep) = dedust_learn::read_clusters(p.to_str().unwrap(), dedust_learn::InputFormat::Auto).unwrap();
 /// assert_eq!((c.len(), c[0].urls.len(), rep.skipped), (1, 2, 1));
 /// ```
 pub fn read_clusters(path: &str, format: InputFormat) -> Result<(Vec<Cluster>, ReadReport)> {

@@ -29,7 +29,7 @@ pub const MIN_SIBLINGS: usize = 3;
 /// Merged candidates for the sibling families of `rules` (see the module docs).
 ///
 /// ```
-/// use dedust::{learn_candidates, Cluster, LearnOptions};
+/// use dedust_learn::{learn_candidates, Cluster, LearnOptions};
 /// let mk = |id: String, u: &[String]| Cluster { id, urls: u.to_vec() };
 /// let clusters: Vec<Cluster> = ["python", "ubuntu", "camera"]
 ///     .iter()

@@ -65,7 +65,7 @@ impl Tokens {
     /// Rebuild the URL text from the tokens.
     ///
     /// ```
-    /// use dedust::tokenize;
+    /// use dedust_learn::tokenize;
     /// let u = "https://a.example.com:8080/t-12.html?x=1&y#f";
     /// assert_eq!(tokenize(u).rebuild(), u);
     /// ```
@@ -141,7 +141,7 @@ fn class(c: char) -> u8 {
 ///
 /// ```
 /// let mut v = Vec::new();
-/// dedust::tokenize::path_tokens("/t-12.html", |k, s| v.push((k, s.to_string())));
+/// dedust_learn::tokenize::path_tokens("/t-12.html", |k, s| v.push((k, s.to_string())));
 /// assert_eq!(v.len(), 6);
 /// ```
 pub fn path_tokens(path: &str, mut f: impl FnMut(TokenKind, &str)) {
@@ -206,7 +206,7 @@ fn tokenize_path(path: &str, out: &mut Vec<Token>) {
 ///
 /// ```
 /// let u = "https://a.b.org:81/t-12.html?x=1&y#f";
-/// assert_eq!(dedust::tokenize::token_count(u), dedust::tokenize(u).len());
+/// assert_eq!(dedust_learn::tokenize::token_count(u), dedust_learn::tokenize(u).len());
 /// ```
 pub fn token_count(url: &str) -> usize {
     let Some(p) = split_url(url) else { return 1 };
@@ -231,7 +231,7 @@ pub fn token_count(url: &str) -> usize {
 /// Tokenize a URL.
 ///
 /// ```
-/// use dedust::{tokenize, TokenKind};
+/// use dedust_learn::{tokenize, TokenKind};
 /// let t = tokenize("https://ubuntuforums.org/showthread.php?t=1&mode=hybrid");
 /// let kinds: Vec<TokenKind> = t.0.iter().map(|t| t.kind).collect();
 /// use TokenKind::*;

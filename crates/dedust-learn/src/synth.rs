@@ -168,9 +168,9 @@ const WORDS: &[&str] = &[
 /// Generate a synthetic DUST web.
 ///
 /// ```
-/// let o = dedust::synth::SynthOptions { sites: 2, pages: 20, seed: 7, host_offset: 0 };
-/// let a = dedust::synth::synth(&o);
-/// assert_eq!(a, dedust::synth::synth(&o));
+/// let o = dedust_learn::synth::SynthOptions { sites: 2, pages: 20, seed: 7, host_offset: 0 };
+/// let a = dedust_learn::synth::synth(&o);
+/// assert_eq!(a, dedust_learn::synth::synth(&o));
 /// assert!(a.rows.len() > 40);
 /// ```
 pub fn synth(o: &SynthOptions) -> SynthOutput {

@@ -296,7 +296,7 @@ fn first_literal(r: &Rule) -> Option<&str> {
 /// Support and false positives of every rule applied alone.
 ///
 /// ```
-/// use dedust::{learn_candidates, rule_stats, Cluster, Labeled, LearnOptions};
+/// use dedust_learn::{learn_candidates, rule_stats, Cluster, Labeled, LearnOptions};
 /// let c = vec![Cluster { id: "a".into(), urls: vec!["http://h/x?t=1".into(), "http://h/x?s=9&t=1".into()] }];
 /// let (rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
 /// let v = vec![
@@ -330,7 +330,7 @@ pub fn rule_stats(
 /// domains, so a rule that is wrong on many sites is rejected by its fpr, not excepted.
 ///
 /// ```
-/// use dedust::{learn_candidates, validate::rule_stats_and_sites, Cluster, Labeled, LearnOptions};
+/// use dedust_learn::{learn_candidates, validate::rule_stats_and_sites, Cluster, Labeled, LearnOptions};
 /// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
 /// let c = vec![mk("a", &["http://a.org/x?t=1", "http://a.org/x?sid=1f2e3d4c5b6a7980&t=1"]),
 ///              mk("b", &["http://b.org/y", "http://b.org/y?sid=8f7e6d5c4b3a2910"]),
@@ -518,7 +518,7 @@ impl<'a> MergeContext<'a> {
         // An imported Java regex (Nutch, ClearURLs, DUD) is compiled once, not once per URL.
         let java = (r.kind == RuleKind::Regex)
             .then(|| {
-                crate::import::JavaRegex::new(
+                crate::javaregex::JavaRegex::new(
                     r.regex.as_deref().unwrap_or(""),
                     r.replacement.as_deref().unwrap_or(""),
                 )
@@ -1242,7 +1242,7 @@ fn cluster_domain(c: &Cluster) -> String {
 /// Each part keeps the original cluster ids, so labels stay comparable across parts.
 ///
 /// ```
-/// use dedust::{split_clusters, Cluster, SplitMode};
+/// use dedust_learn::{split_clusters, Cluster, SplitMode};
 /// let c: Vec<Cluster> = (0..100).map(|i| Cluster { id: format!("c{i}"), urls: vec![format!("http://h/{i}")] }).collect();
 /// let a = split_clusters(&c, SplitMode::Cluster, &[0.5, 0.5], 7);
 /// let b = split_clusters(&c, SplitMode::Cluster, &[0.5, 0.5], 7);

@@ -109,7 +109,7 @@ enum Step {
 /// Align the token sequences of one cluster.
 ///
 /// ```
-/// use dedust::{align, tokenize};
+/// use dedust_learn::{align, tokenize};
 /// let seqs = vec![
 ///     tokenize("https://h.org/show.php?mode=hybrid&t=1"),
 ///     tokenize("https://h.org/show.php?t=1"),

@@ -124,8 +124,8 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
 /// Render the report.
 ///
 /// ```
-/// use dedust::report::{render, ReportData};
-/// use dedust::{compare, BaseOptions};
+/// use dedust_learn::report::{render, ReportData};
+/// use dedust_learn::{compare, BaseOptions};
 /// let c = compare(&[], vec![], &BaseOptions::default());
 /// let html = render(&ReportData { title: "t<1>".into(), setup: "s".into(), sweep: vec![(0.1, c.rules)], chosen: 0.1, comparison: c, rules: vec![] });
 /// assert!(html.contains("<svg") && html.contains("t&lt;1&gt;"));

@@ -68,7 +68,7 @@ pub use dedust_core::model::{label_of, Cluster};
 /// stays), as in Lei et al.'s pattern tree (WWW 2010).
 ///
 /// ```
-/// use dedust::rules::high_entropy;
+/// use dedust_learn::rules::high_entropy;
 /// assert!(high_entropy(&["a1f3", "9c2e", "77d0", "0b1a"]));
 /// assert!(!high_entropy(&["hybrid", "threaded", "hybrid", "hybrid", "threaded", "hybrid"]));
 /// assert!(high_entropy(&["9f8e7d6c", "0a1b2c3d"]));
@@ -1351,7 +1351,7 @@ impl Prepared {
 /// `progress` is called with the number of clusters done so far (from several threads).
 ///
 /// ```
-/// use dedust::{learn_candidates, Cluster, LearnOptions};
+/// use dedust_learn::{learn_candidates, Cluster, LearnOptions};
 /// let mk = |id: &str, urls: &[&str]| Cluster { id: id.into(), urls: urls.iter().map(|s| s.to_string()).collect() };
 /// let clusters = vec![
 ///     mk("a", &["https://f.org/show.php?t=1", "https://f.org/show.php?t=1&mode=hybrid"]),
@@ -1832,7 +1832,7 @@ mod tests {
         for (c, url, want) in table {
             let r = convention_rule(c.clone());
             assert_eq!(
-                crate::apply_rule(&r, url).as_deref(),
+                dedust_core::apply_rule(&r, url).as_deref(),
                 want,
                 "{c:?} on {url}"
             );

@@ -20,7 +20,7 @@ pub struct LearnConfig {
     /// Candidate learning.
     pub learn: LearnOptions,
     /// Rules a crawl declares about itself (robots.txt `Clean-param:` lines read with the
-    /// input, [`crate::lists::import_robots`]): extra candidates, validated like learned ones.
+    /// input, `dedust_interop::lists::import_robots`): extra candidates, validated like learned ones.
     pub declared: Vec<Rule>,
     /// Validation thresholds; `None` skips validation (`--no-validate`).
     pub validate: Option<ValidateOptions>,
@@ -70,7 +70,7 @@ pub struct LearnOutput {
 /// Learn a deployable rule file from clusters.
 ///
 /// ```
-/// use dedust::{learn, Cluster, LearnConfig};
+/// use dedust_learn::{learn, Cluster, LearnConfig};
 /// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
 /// let clusters: Vec<Cluster> = (0..5)
 ///     .map(|i| mk(&format!("c{i}"), &[&format!("https://f.org/s.php?t={i}"), &format!("https://f.org/s.php?mode=hybrid&t={i}")]))
@@ -234,9 +234,9 @@ pub fn experiment(train: &[Cluster], test: &[Cluster], cfg: &LearnConfig) -> Exp
 /// K-fold cross-validation: fold k is tested with rules learned on the other folds.
 ///
 /// ```
-/// use dedust::{cross_validate, synth, LearnConfig, SplitMode};
+/// use dedust_learn::{cross_validate, synth, LearnConfig, SplitMode};
 /// let s = synth::synth(&synth::SynthOptions { sites: 2, pages: 40, seed: 1, host_offset: 0 });
-/// let clusters = dedust::input::rows_to_clusters(&s.rows);
+/// let clusters = dedust_learn::input::rows_to_clusters(&s.rows);
 /// let folds = cross_validate(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, SplitMode::Url, 3, 1);
 /// assert_eq!(folds.len(), 3);
 /// ```

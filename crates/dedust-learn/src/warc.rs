@@ -1,4 +1,4 @@
-//! WARC reading: record framing, shared by the content verifier ([`crate::pages`]), and the
+//! WARC reading: record framing, shared by the content verifier (`dedust_content::pages`), and the
 //! duplicate evidence a crawl's own records carry, for `learn`.
 //!
 //! In: a WARC stream (`.warc` or `.warc.gz`, already decompressed by [`crate::input::open`]).
@@ -55,7 +55,7 @@ pub struct WarcReport {
     /// robots.txt responses (200) read for their `Clean-param:` lines.
     pub robots: usize,
     /// `(robots.txt URL, its Clean-param lines)`, for the robots.txt responses that have any
-    /// (at most [`MAX_CLEAN_PARAM_BYTES`] in all; [`crate::lists::import_robots`] reads them).
+    /// (at most [`MAX_CLEAN_PARAM_BYTES`] in all; `dedust_interop::lists::import_robots` reads them).
     pub clean_params: Vec<(String, String)>,
     /// Bytes held in [`WarcReport::clean_params`].
     pub clean_param_bytes: usize,
@@ -85,7 +85,7 @@ pub const MAX_CLEAN_PARAM_BYTES: usize = 1 << 20;
 /// Content-Type: application/http; msgtype=response\r\nContent-Length: 38\r\n\r\n\
 /// HTTP/1.1 301 Moved\r\nLocation: /new\r\n\r\n\r\n\r\n";
 /// let mut pairs = Vec::new();
-/// let rep = dedust::warc::read_signals(&warc[..], "x.warc", |c, u| {
+/// let rep = dedust_learn::warc::read_signals(&warc[..], "x.warc", |c, u| {
 ///     pairs.push((c.to_string(), u.to_string()))
 /// });
 /// assert_eq!(rep.redirects, 1, "{rep:?}");
