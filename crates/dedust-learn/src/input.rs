@@ -379,35 +379,36 @@ pub fn read_clusters_from(
         rep.format = Some(fmt);
         // RFC 4180: a quoted field may hold line breaks; the record goes on until it closes.
         let joined;
-        let (line, lineno) = if fmt == InputFormat::Csv && (!pending.is_empty() || csv_open(line)) {
-            if pending.is_empty() {
-                pending_line = lineno;
+        let (line, lineno) =
+            if fmt == InputFormat::Csv && (!pending.is_empty() || csv_fields(line).is_none()) {
+                if pending.is_empty() {
+                    pending_line = lineno;
+                } else {
+                    pending.push('\n');
+                }
+                pending.push_str(line);
+                // A stray quote must not swallow the rest of the file: a quoted field spans at most
+                // `CSV_FIELD_LINES` lines and `CSV_FIELD_BYTES` (a URL record is far shorter).
+                let open = csv_fields(&pending).is_none();
+                if open
+                    && lineno - pending_line + 1 < CSV_FIELD_LINES
+                    && pending.len() < CSV_FIELD_BYTES
+                {
+                    continue;
+                }
+                if open {
+                    rep.bad(
+                        pending_line,
+                        format!("quoted field not closed within {CSV_FIELD_LINES} lines"),
+                    );
+                    pending.clear();
+                    continue;
+                }
+                joined = std::mem::take(&mut pending);
+                (joined.as_str(), pending_line)
             } else {
-                pending.push('\n');
-            }
-            pending.push_str(line);
-            // A stray quote must not swallow the rest of the file: a quoted field spans at most
-            // `CSV_FIELD_LINES` lines and `CSV_FIELD_BYTES` (a URL record is far shorter).
-            let open = csv_open(&pending);
-            if open
-                && lineno - pending_line + 1 < CSV_FIELD_LINES
-                && pending.len() < CSV_FIELD_BYTES
-            {
-                continue;
-            }
-            if open {
-                rep.bad(
-                    pending_line,
-                    format!("quoted field not closed within {CSV_FIELD_LINES} lines"),
-                );
-                pending.clear();
-                continue;
-            }
-            joined = std::mem::take(&mut pending);
-            (joined.as_str(), pending_line)
-        } else {
-            (line, lineno)
-        };
+                (line, lineno)
+            };
         match fmt {
             InputFormat::Tsv | InputFormat::Csv => {
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
@@ -704,57 +705,75 @@ const CSV_FIELD_LINES: usize = 8;
 /// Most bytes one quoted CSV field may span.
 const CSV_FIELD_BYTES: usize = 64 << 10;
 
-/// Whether a CSV text ends inside a quoted field (as [`split_fields`] reads quotes).
-fn csv_open(text: &str) -> bool {
-    let mut quoted = false;
-    let mut at_start = true;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if at_start => quoted = true,
-            (',', false) => {
-                at_start = true;
-                continue;
-            }
-            _ => {}
+/// The fields of one CSV record (RFC 4180 quoting, read by `csv-core`), or `None` when the text
+/// ends inside a quoted field (the record goes on on the next line).
+fn csv_fields(text: &str) -> Option<Vec<String>> {
+    use csv_core::{ReadRecordResult, Reader};
+    let mut input = Vec::with_capacity(text.len() + 1);
+    input.extend_from_slice(text.as_bytes());
+    // The terminator closes the record unless it falls inside quotes.
+    input.push(b'\n');
+    let mut rdr = Reader::new();
+    let mut out = vec![0u8; input.len()];
+    let mut ends = vec![0usize; 8];
+    let (mut i, mut o, mut e) = (0, 0, 0);
+    loop {
+        let (res, ni, no, ne) = rdr.read_record(&input[i..], &mut out[o..], &mut ends[e..]);
+        (i, o, e) = (i + ni, o + no, e + ne);
+        match res {
+            ReadRecordResult::Record => break,
+            ReadRecordResult::OutputFull => out.resize(out.len() * 2, 0),
+            ReadRecordResult::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+            // Out of input inside a quoted field (a blank text never gets here: callers skip it).
+            ReadRecordResult::InputEmpty | ReadRecordResult::End => return None,
         }
-        at_start = false;
     }
-    quoted
+    let mut start = 0;
+    Some(
+        ends[..e]
+            .iter()
+            .map(|&end| {
+                let f = String::from_utf8_lossy(&out[start..end]).into_owned();
+                start = end;
+                f
+            })
+            .collect(),
+    )
 }
 
-/// Split a TSV line, or a CSV line with RFC 4180 quoting.
+/// Split a TSV line (tabs, no quoting), or a CSV record.
 fn split_fields(line: &str, tsv: bool) -> Vec<String> {
     if tsv {
         return line.split('\t').map(str::to_string).collect();
     }
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if cur.is_empty() => quoted = true,
-            (',', false) => out.push(std::mem::take(&mut cur)),
-            (c, _) => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
+    csv_fields(line).unwrap_or_else(|| vec![line.to_string()])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_fields_table() {
+        let v = |x: &[&str]| Some(x.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        for (text, want) in [
+            ("a,b", v(&["a", "b"])),
+            ("\"http://h/1?a=1,2\",x", v(&["http://h/1?a=1,2", "x"])),
+            ("\"say \"\"hi\"\"\",x", v(&["say \"hi\"", "x"])),
+            ("a,,", v(&["a", "", ""])),
+            (
+                "x,\"http://h/1\nhttp://h/2\"",
+                v(&["x", "http://h/1\nhttp://h/2"]),
+            ),
+            // A quote inside an unquoted field is text.
+            ("a\"b,c", v(&["a\"b", "c"])),
+            // Open quotes: the record goes on.
+            ("x,\"http://h/3", None),
+            ("\"a\nb", None),
+        ] {
+            assert_eq!(csv_fields(text), want, "{text:?}");
+        }
+    }
 
     fn read(name: &str, data: &[u8]) -> Result<(Vec<Cluster>, ReadReport)> {
         read_clusters_from(std::io::Cursor::new(data.to_vec()), name, InputFormat::Auto)
