@@ -87,12 +87,14 @@ impl JavaRegex {
     /// Compile a Java pattern and a Java replacement string.
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// use dedust_core::JavaRegex;
     /// let r = JavaRegex::new(r"(?<!:)/{2,}", "/").unwrap();
     /// assert_eq!(r.replace_all("http://a.org//x//y"), "http://a.org/x/y");
     /// let r = JavaRegex::new(r"/((?i)index|default)\.(html?)(\?|&|#|$)", "/$3").unwrap();
     /// assert_eq!(r.replace_all("http://a.org/INDEX.html"), "http://a.org/");
     /// assert_eq!(JavaRegex::new("(a)", "$2").unwrap_err(), dedust_core::javaregex::JavaRegexError::NoGroup(2));
+    /// # }
     /// ```
     pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, JavaRegexError> {
         #[cfg(not(feature = "java-regex"))]
@@ -135,10 +137,12 @@ impl JavaRegex {
     /// are replaced, the rest of the input is kept as it is.
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// let r = dedust_core::JavaRegex::new("(a|a)+(?<!x)!|z", "Z").unwrap();
     /// assert_eq!(r.replace_all_checked("az"), ("aZ".to_string(), false));
     /// let (_, hit) = r.replace_all_checked(&format!("{}z", "a".repeat(40)));
     /// assert!(hit);
+    /// # }
     /// ```
     pub fn replace_all_checked(&self, input: &str) -> (String, bool) {
         #[cfg(not(feature = "java-regex"))]
@@ -369,9 +373,11 @@ fn parse_replacement(
 /// A rule of kind [`RuleKind::Regex`] for a Java pattern and replacement (checked to compile).
 ///
 /// ```
+/// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
 /// let r = dedust_core::regex_rule("[\\?&\\.]$", "", "nutch.xml:1").unwrap();
 /// assert_eq!(r.kind, dedust_core::RuleKind::Regex);
 /// assert!(dedust_core::regex_rule("(", "", "x").is_err());
+/// # }
 /// ```
 pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule> {
     JavaRegex::new(pattern, replacement).map_err(|m| Error::RuleFile {
@@ -398,7 +404,7 @@ pub fn regex_rule(pattern: &str, replacement: &str, origin: &str) -> Result<Rule
     Ok(rule)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "java-regex"))]
 mod tests {
     use super::*;
 

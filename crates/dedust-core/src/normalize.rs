@@ -328,10 +328,12 @@ impl Normalizer {
     /// [`Normalizer::rules`].
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// let grow = dedust_core::regex_rule("a", "aa", "x").unwrap();
     /// let fine = dedust_core::regex_rule("[?&]s=[0-9a-f]+", "", "y").unwrap();
     /// let n = dedust_core::Normalizer::new(vec![fine, grow], None);
     /// assert_eq!(n.growing_rules(), vec![1]);
+    /// # }
     /// ```
     pub fn growing_rules(&self) -> Vec<usize> {
         const PROBES: [&str; 2] = [
@@ -361,9 +363,11 @@ impl Normalizer {
     /// was built without its `java-regex` feature.
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// let r = dedust_core::regex_rule("a+", "b", "x").unwrap();
     /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// assert_eq!(n.java_rules_off(), 0);
+    /// # }
     /// ```
     pub fn java_rules_off(&self) -> usize {
         self.rules
@@ -521,10 +525,12 @@ impl Normalizer {
     /// (the URL was left as it was from that point), over every call so far.
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// let r = dedust_core::regex_rule("(a|a)+(?<!x)!|z", "Z", "redos").unwrap();
     /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// n.apply_rules(format!("http://h.org/{}?q=z", "a".repeat(40)));
     /// assert_eq!(n.regex_limit_hits(), 1);
+    /// # }
     /// ```
     pub fn regex_limit_hits(&self) -> usize {
         self.limit_hits.0.load(std::sync::atomic::Ordering::Relaxed)
@@ -534,11 +540,13 @@ impl Normalizer {
     /// rule, or a chain of rules, that keeps growing a URL), over every call so far.
     ///
     /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
     /// let r = dedust_core::regex_rule("a", "aa", "grow").unwrap();
     /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// let out = n.apply_rules(format!("http://h.org/{}", "a".repeat(1000)));
     /// assert!(out.url.len() <= dedust_core::normalize::MAX_LINE);
     /// assert_eq!(n.too_long_rewrites(), 1);
+    /// # }
     /// ```
     pub fn too_long_rewrites(&self) -> usize {
         self.too_long.0.load(std::sync::atomic::Ordering::Relaxed)

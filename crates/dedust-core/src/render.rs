@@ -839,10 +839,7 @@ mod tests {
     use crate::model::{CapType, RuleKind, Source, Target};
 
     fn rule(kind: RuleKind, source: Source, output: Target) -> Rule {
-        let mut r = crate::javaregex::regex_rule("x", "", "test").unwrap();
-        r.kind = kind;
-        r.source = source;
-        r.output = output;
+        let mut r = Rule::bare(kind, source, output);
         describe(&mut r);
         r
     }
