@@ -66,6 +66,8 @@ SIBLINGS = {
     "dedust-content": {"dedust-core", "dedust-io"},
     "dedust-interop": {"dedust-core"},
     "dedust-learn": {"dedust-core", "dedust-io"},
+    # The Python extension module (python/): the engine only.
+    "dedust-python": {"dedust-core"},
 }
 BINARY_ONLY = {"clap", "anyhow", "indicatif", "mimalloc"}
 import json

@@ -572,6 +572,59 @@ fn run_sized<R: Read + Send, W: Write + Send>(
     }))
 }
 
+/// Fewest URLs per thread in [`normalize_many`] (below this, starting a thread costs more than
+/// it saves).
+const MANY_CHUNK: usize = 4096;
+
+/// Normalize URLs held in memory, in order, on up to `threads` threads (the calling thread
+/// included): each output is the line's canonical form as `dedust normalize` writes it, and a
+/// string that is no usable URL (blank, over [`MAX_LINE`](crate::normalize::MAX_LINE) bytes,
+/// rejected by the URL parser) comes back unchanged. For embedders (the Python binding's
+/// `normalize_many`); the output does not depend on `threads`.
+///
+/// ```
+/// use dedust_core::{stream::normalize_many, Normalizer};
+/// let n = Normalizer::new(vec![], Some(Default::default()));
+/// let out = normalize_many(&n, &["HTTP://A.org/?b=1&a=2", "not a url", ""], 2);
+/// assert_eq!(out, ["http://a.org/?a=2&b=1", "not a url", ""]);
+/// ```
+///
+/// # Complexity
+/// `O(Σ |url|)` work plus the rules' matching, split evenly over the threads.
+pub fn normalize_many<S: AsRef<str> + Sync>(
+    n: &Normalizer,
+    urls: &[S],
+    threads: usize,
+) -> Vec<String> {
+    let run = |part: &[S]| -> Vec<String> {
+        let mut buf = String::new();
+        part.iter()
+            .map(|u| {
+                let u = u.as_ref();
+                match n.normalize_line_into(u.as_bytes(), &mut buf) {
+                    LineStatus::Url { .. } => buf.clone(),
+                    LineStatus::Bad(_) => u.to_string(),
+                }
+            })
+            .collect()
+    };
+    let threads = threads.clamp(1, urls.len().div_ceil(MANY_CHUNK).max(1));
+    if threads == 1 {
+        return run(urls);
+    }
+    let chunk = urls.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = urls
+            .chunks(chunk)
+            .map(|c| s.spawn(move || run(c)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a normalize worker panicked"))
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -618,6 +671,31 @@ mod tests {
             },
         );
         Normalizer::new(vec![rule], Some(Default::default()))
+    }
+
+    #[test]
+    fn normalize_many_matches_the_stream_for_any_threads() {
+        let n = normalizer();
+        let data = input().repeat(4);
+        let text = String::from_utf8_lossy(&data).into_owned();
+        let urls: Vec<&str> = text.split('\n').collect();
+        let one = normalize_many(&n, &urls, 1);
+        assert_eq!(one.len(), urls.len());
+        for t in [2, 3, 8] {
+            assert_eq!(normalize_many(&n, &urls, t), one, "{t} threads");
+        }
+        // Line by line, what the stream writes (bad lines unchanged).
+        for (u, o) in urls.iter().zip(&one).take(2_000) {
+            let want = match n.normalize_line(u.as_bytes()) {
+                crate::normalize::LineResult::Url(x) => x.url,
+                crate::normalize::LineResult::Bad(_) => u.to_string(),
+            };
+            assert_eq!(*o, want, "{u}");
+        }
+        assert!(
+            one.iter().zip(&urls).any(|(o, u)| o != u),
+            "some URL changes"
+        );
     }
 
     fn run_on<R: Read + Send, W: Write + Send>(
