@@ -10,8 +10,9 @@ The addon sets ``REQUEST_FINGERPRINTER_CLASS`` to :class:`RequestFingerprinter` 
 ``DUPEFILTER_CLASS`` to :class:`DupeFilter`. A request is still sent to its URL as found; only
 its fingerprint (the already-seen key) is computed from the canonical URL, and only when a rule
 changed it: other requests keep Scrapy's default fingerprint. Stats: ``dedust/rewritten``
-(requests whose fingerprint a rule changed) and ``dedust/duplicates_filtered`` (requests dropped
-as already seen whose key a rule rewrote).
+(requests whose fingerprint a rule changed) and ``dedust/duplicates_filtered`` (URLs dropped as
+already seen by their dedust key that Scrapy's default fingerprint would have let through; each
+such URL counted once).
 """
 
 from weakref import WeakKeyDictionary
@@ -29,6 +30,7 @@ class RequestFingerprinter:
     def __init__(self, crawler=None):
         settings = crawler.settings if crawler is not None else None
         paths = settings.getlist("DEDUST_RULES") if settings is not None else []
+        paths = [p.strip() for p in paths if p.strip()]
         base = settings.getbool("DEDUST_BASE", True) if settings is not None else True
         self.normalizer = Normalizer.from_file(paths, base=base) if paths else None
         self.stats = crawler.stats if crawler is not None else None
@@ -66,21 +68,26 @@ class RequestFingerprinter:
 
 
 class DupeFilter(RFPDupeFilter):
-    """Scrapy's duplicate filter, counting the duplicates dedust's rewrites found."""
+    """Scrapy's duplicate filter, counting the requests dropped only because of dedust: already
+    seen by their dedust key, while Scrapy's default fingerprint had not been seen (each such
+    URL once)."""
 
     @classmethod
     def from_crawler(cls, crawler):
         df = super().from_crawler(crawler)
         df._dedust_stats = crawler.stats
+        df._default_seen = set()
         return df
 
     def request_seen(self, request):
         seen = super().request_seen(request)
         fpr = getattr(self, "fingerprinter", None)
-        stats = getattr(self, "_dedust_stats", None)
-        if seen and stats is not None and isinstance(fpr, RequestFingerprinter):
-            if fpr.rewritten(request):
-                stats.inc_value("dedust/duplicates_filtered")
+        known = getattr(self, "_default_seen", None)
+        if isinstance(fpr, RequestFingerprinter) and known is not None:
+            plain = fpr.fallback.fingerprint(request)
+            if seen and plain not in known and self._dedust_stats is not None:
+                self._dedust_stats.inc_value("dedust/duplicates_filtered")
+            known.add(plain)
         return seen
 
 
