@@ -287,6 +287,10 @@ pub struct ExportArgs {
     /// Write here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
+    /// Write the file even when the format can hold none of the rules (otherwise that is an
+    /// error, exit 1, naming the formats that would hold them).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 #[derive(Args, Debug)]
@@ -540,10 +544,25 @@ pub fn run() -> i32 {
     match res {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("dedust: error: {e:#}");
+            eprintln!("dedust: error: {}", error_text(&e));
             1
         }
     }
+}
+
+/// The error and its causes joined by `: `, each said once: a cause whose text the message so
+/// far already ends with (a library error that names its source, `path: No such file…`) is
+/// not repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let t = cause.to_string();
+        if !out.ends_with(&t) {
+            out.push_str(": ");
+            out.push_str(&t);
+        }
+    }
+    out
 }
 
 /// Set the rayon pool size once.

@@ -196,7 +196,10 @@ fn rules_learned_on_some_sites_work_on_sites_never_seen() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert!(v["setup"].as_str().unwrap().contains("Host split"), "{v}");
+    assert!(
+        v["setup"].as_str().unwrap().contains("(host split, seed"),
+        "{v}"
+    );
     assert!(v["rows"][2]["reduction"].as_f64().unwrap() >= 0.6, "{v}");
     // The test half shares no registrable domain with the training half.
     let save = t.path("save");
@@ -311,4 +314,44 @@ fn a_full_stdout_is_an_error_not_a_panic() {
         err.contains("No space left") && !err.contains("panicked"),
         "{err}"
     );
+}
+
+#[test]
+fn nothing_to_remove_is_not_a_perfect_score() {
+    // Every true cluster has one URL: reduction and recall are undefined, printed n/a (JSON
+    // null), never 1.000.
+    let t = TempDir::new("evaluate-nodup");
+    let mut tsv = String::from("cluster\turl\n");
+    for i in 0..6 {
+        tsv.push_str(&format!("c{i}\thttp://h.org/{i}\n"));
+    }
+    let truth = t.write("nodup.tsv", tsv.as_bytes());
+    let o = dedust(
+        &["evaluate", "--truth", &truth, "--test-fraction", "0.5"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rules = out.lines().find(|l| l.starts_with("rules")).unwrap();
+    let cols: Vec<&str> = rules.split_whitespace().collect();
+    assert_eq!(
+        (cols[4], cols[7]),
+        ("n/a", "n/a"),
+        "reduction and recall: {out}"
+    );
+    let o = dedust(
+        &[
+            "evaluate",
+            "--truth",
+            &truth,
+            "--test-fraction",
+            "0.5",
+            "--json",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["rows"][2]["reduction"].is_null(), "{v}");
+    assert!(v["rows"][2]["recall"].is_null(), "{v}");
+    assert_eq!(v["rows"][2]["precision"], 1.0, "{v}");
 }

@@ -125,6 +125,8 @@ fn every_format_is_written_and_skips_are_named() {
                 format,
                 "-o",
                 &out,
+                // Scrapy holds none of the demo rules (tested below).
+                "--allow-empty",
             ],
             b"",
         );
@@ -138,11 +140,33 @@ fn every_format_is_written_and_skips_are_named() {
             assert!(l.contains("): "), "{l}");
         }
     }
-    // Scrapy takes only plain parameter drops, so most demo rules are skipped, by name.
+    // Scrapy takes only plain parameter drops without context, which the demo rules are not:
+    // an export holding none of them is an error naming the formats that would hold them ...
     let o = dedust(
         &["export", "-r", "rules/demo.json", "--format", "scrapy"],
         b"",
     );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(err.contains("skipped r"), "{err}");
+    assert!(
+        err.contains("scrapy can hold none of the") && err.contains("nutch 17"),
+        "{err}"
+    );
+    // ... unless asked for.
+    let o = dedust(
+        &[
+            "export",
+            "-r",
+            "rules/demo.json",
+            "--format",
+            "scrapy",
+            "--allow-empty",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: skipped r"), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v.is_array());

@@ -164,6 +164,13 @@ fn bad_input_is_counted_not_fatal() {
     let o = dedust(&["learn", "/nonexistent/x.tsv"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("/nonexistent/x.tsv"));
+    // The system's message once, not once per level of the error chain.
+    assert_eq!(
+        stderr(&o).matches("os error 2").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
     // Usage error: exit 2.
     let o = dedust(&["learn"], b"");
     assert_eq!(o.status.code(), Some(2));

@@ -17,7 +17,7 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     super::write_out(a.output.as_deref(), &super::clusters_tsv(&clusters))?;
     let dups = clusters.iter().filter(|c| c.urls.len() > 1).count();
     eprintln!(
-        "cluster: {} pages → {} clusters ({} with duplicates); {:?} t={}: {} pairs verified of {}, {} similar; read {:.2}s, features {:.2}s, join {:.3}s",
+        "cluster: {} pages → {} clusters ({} with duplicates); {} t={}: {} pairs verified of {}, {} similar; read {:.2}s, features {:.2}s, join {:.3}s",
         pages.len(),
         clusters.len(),
         dups,

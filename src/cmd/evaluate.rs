@@ -2,6 +2,7 @@
 //! base layer and learned rules, on ground-truth clusters.
 
 use crate::cli::EvaluateArgs;
+use dedust::metrics::share;
 use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
 use std::fmt::Write;
 
@@ -66,7 +67,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         };
         let n = ex.iter().map(|e| e.file.rules.len()).sum::<usize>() / ex.len().max(1);
         let what = format!(
-            "{k}-fold cross-validation ({:?} split, seed {}), mean of folds",
+            "{k}-fold cross-validation ({} split, seed {}), mean of folds",
             a.split, a.seed
         );
         (what, n, c, folds)
@@ -78,7 +79,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             save(dir, &ex.file, &parts)?;
         }
         let what = format!(
-            "learned on {:.0}% ({:?} split, seed {}), tested on the other {:.0}%",
+            "learned on {:.0}% ({} split, seed {}), tested on the other {:.0}%",
             (1.0 - f) * 100.0,
             a.split,
             a.seed,
@@ -113,8 +114,15 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         for (name, m) in rows {
             writeln!(
                 out,
-                "{:<10} {:>6} {:>8} {:>8} {:>10.3} {:>8.4} {:>10.3} {:>8.3}",
-                name, m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
+                "{:<10} {:>6} {:>8} {:>8} {:>10} {:>8.4} {:>10.3} {:>8}",
+                name,
+                m.urls,
+                m.clusters,
+                m.buckets,
+                share(m.reduction, 3),
+                m.lost,
+                m.precision,
+                share(m.recall, 3)
             )?;
         }
         match &cmp.worst_host {

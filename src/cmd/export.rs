@@ -8,6 +8,27 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let (rules, base) = super::load_rule_files(&a.rules)?;
     let opts = dedust::ExportOptions { passes: a.passes };
     let e = dedust::export(&rules, &base, a.format, &opts);
+    if e.rules.is_empty() && !rules.is_empty() && !a.allow_empty {
+        for s in &e.skipped {
+            eprintln!("dedust: skipped {} ({}): {}", s.id, s.pattern, s.reason);
+        }
+        let others: Vec<String> = dedust::ExportFormat::ALL
+            .iter()
+            .filter(|f| **f != a.format)
+            .map(|f| {
+                let n = rules.len() - dedust::export(&rules, &base, *f, &opts).skipped.len();
+                format!("{} {n}", f.name())
+            })
+            .collect();
+        eprintln!(
+            "dedust: error: {} can hold none of the {} rules, so nothing was written; rules each format would hold: {} (--allow-empty writes the empty {} file anyway)",
+            a.format.name(),
+            rules.len(),
+            others.join(", "),
+            a.format.name()
+        );
+        return Ok(1);
+    }
     super::write_out(a.output.as_deref(), &e.text)?;
     if let Some(p) = &a.emitted {
         let f = dedust::RuleFile::new(e.rules.clone(), base, None);

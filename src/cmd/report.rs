@@ -48,7 +48,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     let data = ReportData {
         title: a.truth.clone(),
         setup: format!(
-            "Rules learned on {:.0}% of the URLs ({:?} split, seed {}), metrics on the other {:.0}%; min-support {}, max-fpr {}.",
+            "Rules learned on {:.0}% of the URLs ({} split, seed {}), metrics on the other {:.0}%; min-support {}, max-fpr {}.",
             (1.0 - f) * 100.0,
             a.split,
             a.seed,

@@ -64,7 +64,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
         super::write_out(a.output.as_deref(), &report)?;
     }
     eprintln!(
-        "verify: {} pages, {} rules ({} merge crawled pages): {} pairs confirmed, {} refuted ({:?}, t={})",
+        "verify: {} pages, {} rules ({} merge crawled pages): {} pairs confirmed, {} refuted ({}, t={})",
         pages.len(),
         rules.len(),
         with_pairs,

@@ -47,6 +47,17 @@ impl std::str::FromStr for Measure {
     }
 }
 
+impl std::fmt::Display for Measure {
+    /// The name `--measure` takes (`tdw`, `simscore`, `spearman`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Measure::Tdw => "tdw",
+            Measure::SimScore => "simscore",
+            Measure::Spearman => "spearman",
+        })
+    }
+}
+
 /// Settings of a comparison or join.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SimOptions {

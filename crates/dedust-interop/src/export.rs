@@ -39,6 +39,30 @@ pub enum Format {
     Json,
 }
 
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 6] = [
+        Format::Nutch,
+        Format::StormCrawler,
+        Format::Heritrix,
+        Format::Scrapy,
+        Format::RegexTsv,
+        Format::Json,
+    ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Nutch => "nutch",
+            Format::StormCrawler => "stormcrawler",
+            Format::Heritrix => "heritrix",
+            Format::Scrapy => "scrapy",
+            Format::RegexTsv => "regex-tsv",
+            Format::Json => "json",
+        }
+    }
+}
+
 impl std::str::FromStr for Format {
     type Err = String;
     fn from_str(s: &str) -> Result<Format, String> {

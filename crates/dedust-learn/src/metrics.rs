@@ -23,14 +23,15 @@ pub struct Metrics {
     pub clusters: usize,
     /// Canonical buckets.
     pub buckets: usize,
-    /// Share of removable duplicates removed correctly.
-    pub reduction: f64,
+    /// Share of removable duplicates removed correctly; `None` when there is nothing to remove
+    /// (every true cluster has one URL), printed `n/a`.
+    pub reduction: Option<f64>,
     /// Share of URLs whose content would be skipped.
     pub lost: f64,
     /// Pairwise precision.
     pub precision: f64,
-    /// Pairwise recall.
-    pub recall: f64,
+    /// Pairwise recall; `None` when no two URLs share a true cluster (`n/a`).
+    pub recall: Option<f64>,
 }
 
 fn pairs(n: usize) -> f64 {
@@ -42,7 +43,7 @@ fn pairs(n: usize) -> f64 {
 /// ```
 /// // Three URLs of cluster 0 and one of cluster 1, all put into one bucket: a false merge.
 /// let m = dedust_learn::metrics(&[("a", 0), ("a", 0), ("a", 0), ("a", 1)]);
-/// assert_eq!(m.reduction, 1.0);
+/// assert_eq!(m.reduction, Some(1.0));
 /// assert_eq!(m.lost, 0.25);
 /// assert_eq!(m.precision, 0.5);
 /// ```
@@ -78,22 +79,14 @@ pub fn metrics<B: AsRef<str>>(items: &[(B, usize)]) -> Metrics {
         urls: n,
         clusters: clusters.len(),
         buckets: buckets.len(),
-        reduction: if removable == 0 {
-            1.0
-        } else {
-            red as f64 / removable as f64
-        },
+        reduction: (removable > 0).then(|| red as f64 / removable as f64),
         lost: if n == 0 { 0.0 } else { lost as f64 / n as f64 },
         precision: if same_b == 0.0 {
             1.0
         } else {
             same_both / same_b
         },
-        recall: if same_c == 0.0 {
-            1.0
-        } else {
-            same_both / same_c
-        },
+        recall: (same_c > 0.0).then(|| same_both / same_c),
     }
 }
 
@@ -196,7 +189,7 @@ pub struct Comparison {
 /// use dedust_learn::{compare, BaseOptions, Cluster};
 /// let test = vec![Cluster { id: "a".into(), urls: vec!["http://h/x".into(), "HTTP://H/x".into()] }];
 /// let c = compare(&test, vec![], &BaseOptions::default());
-/// assert_eq!((c.none.reduction, c.base.reduction), (0.0, 1.0));
+/// assert_eq!((c.none.reduction, c.base.reduction), (Some(0.0), Some(1.0)));
 /// assert_eq!((c.rewritten, c.unobserved), (0, 0));
 /// ```
 pub fn compare(
@@ -274,18 +267,33 @@ pub fn compare_seen(
     }
 }
 
-/// Mean of several metrics (counts summed).
+/// A share with `digits` decimals, or `n/a` when undefined (as `evaluate` and `report` print it).
+///
+/// ```
+/// assert_eq!(dedust_learn::metrics::share(Some(0.5), 3), "0.500");
+/// assert_eq!(dedust_learn::metrics::share(None, 3), "n/a");
+/// ```
+pub fn share(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// Mean of several metrics (counts summed; a share undefined in some parts is the mean of the
+/// others, `None` when undefined in all).
 pub fn mean(ms: &[Metrics]) -> Metrics {
     let n = ms.len().max(1) as f64;
     let avg = |f: &dyn Fn(&Metrics) -> f64| ms.iter().map(f).sum::<f64>() / n;
+    let avg_some = |f: &dyn Fn(&Metrics) -> Option<f64>| {
+        let v: Vec<f64> = ms.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
     Metrics {
         urls: ms.iter().map(|m| m.urls).sum(),
         clusters: ms.iter().map(|m| m.clusters).sum(),
         buckets: ms.iter().map(|m| m.buckets).sum(),
-        reduction: avg(&|m| m.reduction),
+        reduction: avg_some(&|m| m.reduction),
         lost: avg(&|m| m.lost),
         precision: avg(&|m| m.precision),
-        recall: avg(&|m| m.recall),
+        recall: avg_some(&|m| m.recall),
     }
 }
 
@@ -297,39 +305,55 @@ mod tests {
     #[allow(clippy::type_complexity)]
     fn table() {
         // (assignments, reduction, lost, precision, recall)
-        let cases: &[(&[(&str, usize)], f64, f64, f64, f64)] = &[
+        let cases: &[(&[(&str, usize)], Option<f64>, f64, f64, Option<f64>)] = &[
             // Identity: nothing merged.
-            (&[("a", 0), ("b", 0), ("c", 1)], 0.0, 0.0, 1.0, 0.0),
+            (
+                &[("a", 0), ("b", 0), ("c", 1)],
+                Some(0.0),
+                0.0,
+                1.0,
+                Some(0.0),
+            ),
             // Perfect.
-            (&[("a", 0), ("a", 0), ("c", 1)], 1.0, 0.0, 1.0, 1.0),
+            (
+                &[("a", 0), ("a", 0), ("c", 1)],
+                Some(1.0),
+                0.0,
+                1.0,
+                Some(1.0),
+            ),
             // One false merge: bucket a holds 0,0,1 → t* = 0.
             (
                 &[("a", 0), ("a", 0), ("a", 1), ("d", 1)],
-                0.5,
+                Some(0.5),
                 0.25,
                 1.0 / 3.0,
-                0.5,
+                Some(0.5),
             ),
             // Split cluster: 0 in two buckets.
             (
                 &[("a", 0), ("a", 0), ("b", 0), ("b", 0)],
-                2.0 / 3.0,
+                Some(2.0 / 3.0),
                 0.0,
                 1.0,
-                1.0 / 3.0,
+                Some(1.0 / 3.0),
             ),
-            // Nothing removable.
-            (&[("a", 0), ("b", 1)], 1.0, 0.0, 1.0, 1.0),
+            // Nothing removable: reduction and recall are undefined, not 1.
+            (&[("a", 0), ("b", 1)], None, 0.0, 1.0, None),
         ];
         for (items, r, l, p, rc) in cases {
             let m = metrics(items);
             let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+            let close_opt = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => close(a, b),
+                (a, b) => a == b,
+            };
             assert!(
-                close(m.reduction, *r) && close(m.lost, *l),
+                close_opt(m.reduction, *r) && close(m.lost, *l),
                 "{items:?}: {m:?}"
             );
             assert!(
-                close(m.precision, *p) && close(m.recall, *rc),
+                close(m.precision, *p) && close_opt(m.recall, *rc),
                 "{items:?}: {m:?}"
             );
         }

@@ -4,6 +4,7 @@
 //! comparison at the chosen threshold, and the rules. Out: one HTML string a crawl engineer opens
 //! in a browser. Invariant: all text from the data is HTML-escaped.
 
+use crate::metrics::share;
 use crate::metrics::{Comparison, Metrics};
 use crate::rules::Rule;
 use std::fmt::Write;
@@ -87,7 +88,7 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
     );
     let pts: Vec<String> = sweep
         .iter()
-        .map(|(_, m)| format!("{:.1},{:.1}", x(m.lost), y(m.reduction)))
+        .filter_map(|(_, m)| Some(format!("{:.1},{:.1}", x(m.lost), y(m.reduction?))))
         .collect();
     let _ = write!(
         s,
@@ -95,15 +96,19 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
         pts.join(" ")
     );
     for (f, m) in sweep {
+        // Nothing removable: no point to draw (the tables say n/a).
+        let Some(reduction) = m.reduction else {
+            continue;
+        };
         let is = (f - chosen).abs() < 1e-12;
         let _ = write!(
             s,
             r##"<circle cx="{:.1}" cy="{:.1}" r="{}" fill="{}"><title>max-fpr {f}: reduction {:.3}, lost {:.4}</title></circle>"##,
             x(m.lost),
-            y(m.reduction),
+            y(reduction),
             if is { 7 } else { 4 },
             if is { "#cc3333" } else { "#3366aa" },
-            m.reduction,
+            reduction,
             m.lost,
         );
         if is {
@@ -111,8 +116,8 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
                 s,
                 r##"<text x="{:.1}" y="{:.1}" font-size="12" fill="#cc3333">max-fpr {f}: reduction {:.3}, lost {:.4}</text>"##,
                 x(m.lost) + 10.0,
-                y(m.reduction) + 18.0,
-                m.reduction,
+                y(reduction) + 18.0,
+                reduction,
                 m.lost
             );
         }
@@ -152,11 +157,17 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
     ] {
         let _ = write!(
             h,
-            r#"<tr><td>{name}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{:.3}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{:.3}</td></tr>"#,
-            m.urls, m.clusters, m.buckets, m.reduction, m.lost, m.precision, m.recall
+            r#"<tr><td>{name}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{}</td></tr>"#,
+            m.urls,
+            m.clusters,
+            m.buckets,
+            share(m.reduction, 3),
+            m.lost,
+            m.precision,
+            share(m.recall, 3)
         );
     }
-    h.push_str("</table><p class=\"note\">reduction = share of removable duplicate URLs merged correctly (1 is ideal); lost = share of URLs whose distinct content a crawler would skip (0 is ideal).</p>");
+    h.push_str("</table><p class=\"note\">reduction = share of removable duplicate URLs merged correctly (1 is ideal); lost = share of URLs whose distinct content a crawler would skip (0 is ideal); n/a = the held-out URLs hold no duplicate, so there is nothing to remove.</p>");
     let _ = write!(
         h,
         "<h2>Trade-off as <code>--max-fpr</code> varies</h2>{}<p class=\"note\">Each point learns with one threshold and tests on the held-out URLs; the red point is the threshold used below ({}).</p>",
@@ -167,8 +178,11 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
     for (f, m) in &d.sweep {
         let _ = write!(
             h,
-            r#"<tr><td class="n">{f}</td><td class="n">{:.3}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{:.3}</td></tr>"#,
-            m.reduction, m.lost, m.precision, m.recall
+            r#"<tr><td class="n">{f}</td><td class="n">{}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{}</td></tr>"#,
+            share(m.reduction, 3),
+            m.lost,
+            m.precision,
+            share(m.recall, 3)
         );
     }
     let _ = write!(h, "</table><h2>Rules ({})</h2>", d.rules.len());

@@ -1204,6 +1204,17 @@ impl std::str::FromStr for SplitMode {
     }
 }
 
+impl std::fmt::Display for SplitMode {
+    /// The name `--split` takes (`url`, `cluster`, `host`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SplitMode::Cluster => "cluster",
+            SplitMode::Url => "url",
+            SplitMode::Host => "host",
+        })
+    }
+}
+
 /// Which part (0, 1, 2 …) an item falls in, for cumulative `fractions`; deterministic in `seed`.
 fn part(key: &str, seed: u64, fractions: &[f64]) -> usize {
     // FNV alone mixes the last bytes poorly into the high bits: finish with SplitMix64.
