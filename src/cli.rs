@@ -215,7 +215,7 @@ impl SimFlags {
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Rule file(s).
+    /// Rule file(s) (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
     /// Pages: JSONL(.gz) of {url, html}, a directory of .html files with urls.tsv, or WARC(.gz).
@@ -270,7 +270,7 @@ pub struct MergeArgs {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Rule file(s), applied in the order given.
+    /// Rule file(s), applied in the order given (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
     /// Target: nutch, stormcrawler, heritrix, scrapy, regex-tsv, json.
@@ -327,7 +327,7 @@ pub enum ImportFormat {
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
-    /// Rule file(s) with candidate rules.
+    /// Rule file(s) with candidate rules (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
     /// Labelled URLs (any `learn` input format) to validate on.
@@ -445,7 +445,7 @@ pub struct LearnArgs {
 pub struct NormalizeArgs {
     /// URL list, one per line (`-` or absent: stdin).
     pub input: Option<String>,
-    /// Rule file(s); without any, only the base layer runs.
+    /// Rule file(s), `-` for standard input; without any, only the base layer runs.
     #[arg(long = "rules", short = 'r')]
     pub rules: Vec<String>,
     /// Print `url<TAB>canonical<TAB>rule_id` (bad lines: `url<TAB>url<TAB>!bad:<reason>`);

@@ -189,3 +189,40 @@ fn bad_input_gets_a_clear_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("broken.json"), "{}", stderr(&o));
 }
+
+#[test]
+fn rules_from_standard_input() {
+    // `dedust learn … | dedust export -r - …`: the rule file on stdin.
+    let demo = std::fs::read("rules/demo.json").unwrap();
+    let from_file = dedust(
+        &["export", "-r", "rules/demo.json", "--format", "nutch"],
+        b"",
+    );
+    let from_stdin = dedust(&["export", "-r", "-", "--format", "nutch"], &demo);
+    assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+    // normalize: stdin holds the rules, so the URLs come from a file.
+    let t = TempDir::new("export-stdin");
+    let urls = t.write("u.txt", b"https://forum0.example/showthread.php?t=7&p=1\n");
+    let o = dedust(&["normalize", "-r", "-", &urls], &demo);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "https://forum0.example/f/7\n");
+    let o = dedust(&["normalize", "-r", "-"], &demo);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not both"), "{}", stderr(&o));
+    let o = dedust(&["export", "-r", "-", "-r", "-", "--format", "json"], &demo);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("twice"), "{}", stderr(&o));
+    // A broken file on stdin is named `-` with its line.
+    let o = dedust(
+        &["export", "-r", "-", "--format", "json"],
+        b"{\n  \"version\": 1,\n  oops\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("dedust: error: -: "),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -289,6 +289,9 @@ pub fn load_rule_files(
 pub fn load_rule_sets(
     paths: &[String],
 ) -> anyhow::Result<(Vec<dedust::Rule>, Vec<dedust::Rule>, dedust::BaseSettings)> {
+    if paths.iter().filter(|p| *p == "-").count() > 1 {
+        anyhow::bail!("standard input can hold one rule file: `-r -` is given twice");
+    }
     let (mut rules, mut revoked) = (Vec::new(), Vec::new());
     let mut base = None;
     for p in paths {

@@ -10,6 +10,11 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
     let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
     inputs.extend(a.input.as_deref());
     super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
+    if a.rules.iter().any(|r| r == "-") && a.input.as_deref().is_none_or(|i| i == "-") {
+        anyhow::bail!(
+            "standard input can feed the rules (-r -) or the URLs, not both: give the URL file as an argument"
+        );
+    }
     let rules = super::load_rules(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);

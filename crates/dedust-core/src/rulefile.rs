@@ -217,12 +217,20 @@ impl RuleFile {
         Ok(f)
     }
 
-    /// Read a rule file from disk.
+    /// Read a rule file from disk, or from standard input when `path` is `-`
+    /// (`dedust learn … -o - | dedust export -r - …`).
     pub fn read(path: &str) -> Result<RuleFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        let io = |e| Error::Io {
             path: path.to_string(),
             source: e,
-        })?;
+        };
+        let text = if path == "-" {
+            let mut t = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).map_err(io)?;
+            t
+        } else {
+            std::fs::read_to_string(path).map_err(io)?
+        };
         RuleFile::parse(&text, path)
     }
 }
