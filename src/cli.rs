@@ -180,6 +180,13 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Build duplicate clusters from crawled pages by content (the format `learn` reads).
     Cluster(ClusterArgs),
+    /// Print a shell completion script: `dedust completions bash > /etc/bash_completion.d/dedust`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `dedust man > ~/.local/share/man/man1/dedust.1`.
+    Man,
 }
 
 /// Content-similarity flags shared by `verify` and `cluster`.
@@ -540,6 +547,19 @@ pub fn run() -> i32 {
         Command::Merge(a) => crate::cmd::merge::run(a),
         Command::Verify(a) => crate::cmd::verify::run(a),
         Command::Cluster(a) => crate::cmd::cluster::run(a),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "dedust", &mut out);
+            print_all(&out)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut out)
+                .map_err(anyhow::Error::from)
+                .and_then(|_| print_all(&out))
+        }
     };
     match res {
         Ok(code) => code,
@@ -547,6 +567,17 @@ pub fn run() -> i32 {
             eprintln!("dedust: error: {}", error_text(&e));
             1
         }
+    }
+}
+
+/// Write `bytes` to stdout; a reader that went away (`| head`) ends it quietly, as Unix filters
+/// do.
+fn print_all(bytes: &[u8]) -> anyhow::Result<i32> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(bytes).and_then(|_| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(0),
     }
 }
 
