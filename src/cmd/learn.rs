@@ -47,24 +47,33 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         Stage::Validate => "validating",
         Stage::Select => "selecting",
     };
+    let rank = |s: Stage| match s {
+        Stage::Prepare => 0,
+        Stage::Align => 1,
+        Stage::Validate => 2,
+        Stage::Select => 3,
+    };
     let out = dedust::learn_owned(clusters, &cfg, &|stage, done, total| {
-        if a.verbose {
-            let mut c = stage_clock.lock().expect("stage clock");
-            if c.0 != Some(stage) {
-                if let Some(prev) = c.0 {
-                    eprintln!(
-                        "learn: {} took {:.2}s",
-                        name(prev),
-                        c.1.elapsed().as_secs_f64()
-                    );
-                }
-                *c = (Some(stage), Instant::now());
+        // Callbacks come from worker threads: one at a time, and a late report of a finished
+        // stage never moves the bar back (it once drew `validating 650158/6218`).
+        let mut c = stage_clock.lock().expect("stage clock");
+        if c.0.is_some_and(|cur| rank(stage) < rank(cur)) {
+            return;
+        }
+        if c.0 != Some(stage) {
+            if let (true, Some(prev)) = (a.verbose, c.0) {
+                eprintln!(
+                    "learn: {} took {:.2}s",
+                    name(prev),
+                    c.1.elapsed().as_secs_f64()
+                );
             }
+            *c = (Some(stage), Instant::now());
         }
         if let Some(b) = &bar {
             b.set_message(name(stage));
             b.set_length(total as u64);
-            b.set_position(done as u64);
+            b.set_position(done.min(total) as u64);
         }
     });
     if let Some(b) = bar {
