@@ -15,12 +15,12 @@ data=../shared/datasets
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dud=$(python3 -c "import os, duplicate_url_discarder_rules as d; print(os.path.dirname(d.__file__))")
-"$bin" import --format clearurls "$data/lists/clearurls-data.min.json" -o "$tmp/clearurls.json" 2> "$tmp/cu.log"
+"$bin" import --from clearurls "$data/lists/clearurls-data.min.json" -o "$tmp/clearurls.json" 2> "$tmp/cu.log"
 dargs=()
 for f in queryRemoval/article.json queryRemoval/product.json queryRemoval/utm.json \
          queryRemovalExcept/product.json subpathRemoval/product.json normalizer/main.json; do
   out="$tmp/dud-${f//\//-}"
-  "$bin" import --format dud "$dud/$f" -o "$out" 2>> "$tmp/dud.log"
+  "$bin" import --from dud "$dud/$f" -o "$out" 2>> "$tmp/dud.log"
   dargs+=(-r "$out")
 done
 "$bin" synth --sites 100 --pages 60 --seed 1 -o "$tmp/syn" 2>/dev/null

@@ -103,8 +103,8 @@ impl BaseFlags {
 /// Input format of a ground-truth file (`validate`, `evaluate`, `report`).
 #[derive(Args, Debug, Clone, Copy)]
 pub struct TruthFormat {
-    /// Input format of the truth file.
-    #[arg(long, default_value = "auto")]
+    /// Input format of the truth file (`--format` is an old spelling).
+    #[arg(long = "input-format", alias = "format", default_value = "auto")]
     pub format: dedust::InputFormat,
 }
 
@@ -280,8 +280,9 @@ pub struct ExportArgs {
     /// Rule file(s), applied in the order given (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
-    /// Target: nutch, stormcrawler, heritrix, scrapy, regex-tsv, json.
-    #[arg(long)]
+    /// Target: nutch, stormcrawler, heritrix, scrapy, regex-tsv, json (`--format` is an old
+    /// spelling).
+    #[arg(long = "to", alias = "format")]
     pub format: dedust::ExportFormat,
     /// Times the rule list is repeated for single-pass crawlers (StormCrawler, Heritrix); fewer
     /// than the passes a URL needs gives a different result than `dedust normalize`.
@@ -307,10 +308,10 @@ pub struct ImportArgs {
     /// Its format: `nutch` (urlnormalizer-regex XML), `clearurls` (the ClearURLs list
     /// `data.min.json`), `dud` (a Scrapy duplicate-url-discarder rule file) or `robots` (a
     /// site's robots.txt, `Clean-param:` lines). Lists become one rule per entry and parameter;
-    /// measure them with `dedust validate`.
-    #[arg(long, default_value = "nutch")]
+    /// measure them with `dedust validate` (`--format` is an old spelling).
+    #[arg(long = "from", alias = "format", default_value = "nutch")]
     pub format: ImportFormat,
-    /// `--format robots`: the URL the robots.txt was fetched from
+    /// `--from robots`: the URL the robots.txt was fetched from
     /// (`https://example.com/robots.txt`); its rules apply to that host only.
     #[arg(long)]
     pub robots_url: Option<String>,
@@ -412,8 +413,8 @@ pub struct LearnArgs {
     /// Write the rule file here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
-    /// Input format.
-    #[arg(long, default_value = "auto")]
+    /// Input format (`--format` is an old spelling).
+    #[arg(long = "input-format", alias = "format", default_value = "auto")]
     pub format: dedust::InputFormat,
     /// Skip validation (keep every candidate rule).
     #[arg(long, conflicts_with = "validate_flag")]

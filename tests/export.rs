@@ -198,8 +198,9 @@ fn rules_from_standard_input() {
         &["export", "-r", "rules/demo.json", "--format", "nutch"],
         b"",
     );
-    let from_stdin = dedust(&["export", "-r", "-", "--format", "nutch"], &demo);
+    let from_stdin = dedust(&["export", "-r", "-", "--to", "nutch"], &demo);
     assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    // `--to` is the flag's name now; `--format` (used above) still works.
     assert_eq!(from_stdin.stdout, from_file.stdout);
     // normalize: stdin holds the rules, so the URLs come from a file.
     let t = TempDir::new("export-stdin");

@@ -103,7 +103,18 @@ fn imported_rules_export_back_and_run_the_same_in_java() {
         assert_eq!(got, want, "{file}");
     }
     // Heritrix applies rules to whole-URL matches only: imported replaceAll rules are skipped.
-    let o = dedust(&["export", "-r", &rules, "--format", "heritrix"], b"");
+    let o = dedust(&["export", "-r", &rules, "--to", "heritrix"], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("heritrix can hold none of the 8 rules")
+            && stderr(&o).contains("nutch 8"),
+        "{}",
+        stderr(&o)
+    );
+    let o = dedust(
+        &["export", "-r", &rules, "--to", "heritrix", "--allow-empty"],
+        b"",
+    );
     assert!(stderr(&o).contains("8 skipped"), "{}", stderr(&o));
 }
 
@@ -180,10 +191,7 @@ fn clearurls_list_imports_validates_and_runs_the_same_in_java() {
     };
     let t = TempDir::new("import-clearurls");
     let rules = t.path("cu.json");
-    let o = dedust(
-        &["import", "--format", "clearurls", &list, "-o", &rules],
-        b"",
-    );
+    let o = dedust(&["import", "--from", "clearurls", &list, "-o", &rules], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("completeProvider"), "{}", stderr(&o));
     let urls = [

@@ -123,7 +123,7 @@ fn every_input_format_reads() {
         assert_eq!(out, ["http://h.org/a?t=9"], "{name}");
     }
     // stdin
-    let o = dedust(&["learn", "-", "--format", "tsv"], cases[0].1);
+    let o = dedust(&["learn", "-", "--input-format", "tsv"], cases[0].1);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("\"dedust-rules\""));
     // gzip, detected by its magic bytes (and the .gz suffix is ignored for the format)

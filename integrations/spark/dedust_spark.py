@@ -129,7 +129,7 @@ def learn(spark, a):
         if not rows:
             return
         tsv = "cluster\turl\n" + "".join(f"{c}\t{u}\n" for _, (c, u) in rows)
-        cmd = [dedust_bin(), "learn", "-", "--format", "tsv", "-q", "--threads", "1", *learn_args]
+        cmd = [dedust_bin(), "learn", "-", "--input-format", "tsv", "-q", "--threads", "1", *learn_args]
         yield run(cmd, tsv.encode("utf-8")).decode("utf-8")
 
     rule_texts = (

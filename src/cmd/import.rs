@@ -15,7 +15,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
         ImportFormat::Dud => dedust::lists::import_dud(&text, &a.input)?,
         ImportFormat::Robots => {
             let Some(url) = a.robots_url.as_deref() else {
-                eprintln!("import: --format robots needs --robots-url (the robots.txt's own URL: its host is the rules' scope)");
+                eprintln!("import: --from robots needs --robots-url (the robots.txt's own URL: its host is the rules' scope)");
                 return Ok(2);
             };
             dedust::lists::import_robots(&text, url)?
