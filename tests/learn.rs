@@ -541,3 +541,28 @@ fn robots_clean_param_lines_are_validated_candidates() {
         ]
     );
 }
+
+#[test]
+fn a_file_that_holds_no_clusters_gets_a_hint() {
+    // A rule file, an HTML page or Nutch's XML passed where clusters are expected: exit 1, what
+    // the file looks like and which command was probably meant.
+    for (input, hint) in [
+        (
+            std::fs::read("rules/demo.json").unwrap(),
+            "rule files go to `-r`",
+        ),
+        (
+            b"<!DOCTYPE html>\n<html><body>x</body></html>\n".to_vec(),
+            "dedust cluster --pages",
+        ),
+        (
+            b"<?xml version=\"1.0\"?>\n<regex-normalize/>\n".to_vec(),
+            "dedust import --from nutch",
+        ),
+    ] {
+        let o = dedust(&["learn", "-"], &input);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains(hint), "{}", stderr(&o));
+        assert!(stderr(&o).contains("-:1:"), "{}", stderr(&o));
+    }
+}

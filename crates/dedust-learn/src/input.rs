@@ -156,6 +156,23 @@ fn detect(first: &str) -> InputFormat {
     }
 }
 
+/// What a file that holds no clusters looks like from its first line, and what was probably
+/// meant: a rule file (it goes to `-r`), an HTML page (`dedust cluster` makes clusters from
+/// pages), Nutch's XML (`dedust import`). `None` for anything that may be clusters.
+fn not_clusters(first: &str) -> Option<&'static str> {
+    let t = first.trim();
+    let lower = t.to_ascii_lowercase();
+    if t == "{" || t.contains("\"dedust-rules\"") {
+        Some("a JSON document over several lines, such as a dedust rule file, not clusters: rule files go to `-r` (normalize, export, validate, evaluate); learn reads clusters, one record a line (a `cluster<TAB>url` table, JSONL, ACHE, CDXJ) or a WARC")
+    } else if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+        Some("an HTML page, not clusters: to make clusters from crawled pages run `dedust cluster --pages PAGES -o clusters.tsv`, then learn from that")
+    } else if lower.starts_with("<?xml") || lower.starts_with("<regex-normalize") {
+        Some("XML (a Nutch regex-normalize.xml?), not clusters: turn a crawler's rule file into dedust rules with `dedust import --from nutch FILE`")
+    } else {
+        None
+    }
+}
+
 /// Fields of a legacy CDX line without a header, by position: 11 fields (`N b a m s k r M S V
 /// g`, the common form) or 9 (`N b a m s k r V g`); `None` unless the line looks like one (an
 /// 8- to 14-digit timestamp, then a URL).
@@ -374,6 +391,13 @@ pub fn read_clusters_from(
             continue;
         }
         if fmt == InputFormat::Auto {
+            if let Some(hint) = not_clusters(line) {
+                return Err(Error::Format {
+                    path: name.to_string(),
+                    line: lineno,
+                    message: hint.to_string(),
+                });
+            }
             fmt = detect(line);
         }
         rep.format = Some(fmt);
