@@ -2,7 +2,51 @@
 //! 0 success; 1 error (unreadable input, bad rule file, empty input); 2 usage error;
 //! 3 `normalize --strict` saw bad lines.
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+
+/// A parser that lists `values` as the flag's possible values (in `--help`, usage errors and
+/// shell completion) and parses with the type's own `FromStr`.
+fn one_of<T>(values: Vec<PossibleValue>) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<T>().map_err(|e| e.to_string()))
+}
+
+fn splits() -> impl TypedValueParser<Value = dedust::SplitMode> {
+    one_of(["url", "cluster", "host"].map(PossibleValue::new).to_vec())
+}
+
+fn measures() -> impl TypedValueParser<Value = dedust::similarity::Measure> {
+    one_of(
+        ["tdw", "simscore", "spearman"]
+            .map(PossibleValue::new)
+            .to_vec(),
+    )
+}
+
+fn input_formats() -> impl TypedValueParser<Value = dedust::InputFormat> {
+    one_of(vec![
+        PossibleValue::new("auto"),
+        PossibleValue::new("tsv"),
+        PossibleValue::new("csv"),
+        PossibleValue::new("jsonl").alias("json"),
+        PossibleValue::new("ache").alias("duster"),
+        PossibleValue::new("cdxj").alias("cdx"),
+        PossibleValue::new("warc"),
+    ])
+}
+
+fn export_formats() -> impl TypedValueParser<Value = dedust::ExportFormat> {
+    one_of(
+        dedust::ExportFormat::ALL
+            .iter()
+            .map(|f| PossibleValue::new(f.name()))
+            .collect(),
+    )
+}
 
 /// Learn URL normalization rules that remove DUST (Different URLs with Similar Text).
 #[derive(Parser, Debug)]
@@ -104,7 +148,7 @@ impl BaseFlags {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct TruthFormat {
     /// Input format of the truth file (`--format` is an old spelling).
-    #[arg(long = "input-format", alias = "format", default_value = "auto")]
+    #[arg(long = "input-format", alias = "format", default_value = "auto", value_parser = input_formats())]
     pub format: dedust::InputFormat,
 }
 
@@ -126,7 +170,7 @@ pub struct ValidateFlags {
     #[arg(long, default_value_t = 0.0, value_parser = share)]
     pub holdout: f64,
     /// How the held-out share is split off: `url`, `cluster` or `host`.
-    #[arg(long, default_value = "url")]
+    #[arg(long, default_value = "url", value_parser = splits())]
     pub holdout_split: dedust::SplitMode,
     /// Seed of the held-out split.
     #[arg(long, default_value_t = 1)]
@@ -159,26 +203,55 @@ pub struct ValidateFlags {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Learn rules from duplicate-URL clusters.
+    #[command(
+        after_help = "Examples:\n  dedust learn clusters.tsv -o rules.json\n  dedust learn crawl.warc.gz -o rules.json --explain candidates.json\n  zcat cdx-00187.gz | dedust learn - -o rules.json"
+    )]
     Learn(LearnArgs),
     /// Apply rules to a list of URLs, one output line per input line.
+    #[command(
+        after_help = "Examples:\n  dedust normalize -r rules.json frontier.txt > keys.txt\n  dedust normalize -r rules.json --tsv --stats frontier.txt\n  dedust normalize -r rules.json --dedup frontier.txt.gz -o unique.txt"
+    )]
     Normalize(NormalizeArgs),
     /// Measure reduction and lost content against ground-truth clusters.
+    #[command(
+        after_help = "Examples:\n  dedust evaluate --truth clusters.tsv\n  dedust evaluate --truth clusters.tsv --split host --test-fraction 0.5 --seed 2\n  dedust evaluate --truth clusters.tsv --rules rules.json --json"
+    )]
     Evaluate(EvaluateArgs),
     /// Generate a synthetic DUST web with ground truth.
+    #[command(
+        after_help = "Examples:\n  dedust synth --sites 10 --pages 100 -o web\n  dedust synth --sites 50 --host-offset 50 -o other-hosts --html --warc"
+    )]
     Synth(SynthArgs),
     /// Validate rules against ground-truth clusters and keep the good ones.
+    #[command(
+        after_help = "Examples:\n  dedust validate -r imported.json --truth clusters.tsv -o kept.json"
+    )]
     Validate(ValidateArgs),
     /// Write an HTML report: trade-off curve, metrics, rules.
+    #[command(after_help = "Examples:\n  dedust report --truth clusters.tsv -o report.html")]
     Report(ReportArgs),
     /// Write rules in a crawler's format (nutch, stormcrawler, heritrix, scrapy, regex-tsv, json).
+    #[command(
+        after_help = "Examples:\n  dedust export -r rules.json --to nutch -o regex-normalize.xml\n  dedust export -r rules.json --to stormcrawler --emitted emitted.json\n  dedust learn clusters.tsv | dedust export -r - --to json"
+    )]
     Export(ExportArgs),
     /// Read a crawler's rule file (Nutch regex-normalize.xml) into a dedust rule file.
+    #[command(
+        after_help = "Examples:\n  dedust import conf/regex-normalize.xml -o nutch.json\n  dedust import --from clearurls data.min.json -o clearurls.json\n  dedust import --from robots robots.txt --robots-url https://example.org/robots.txt"
+    )]
     Import(ImportArgs),
     /// Merge rule files learned on disjoint host shards into one (deterministic).
+    #[command(after_help = "Examples:\n  dedust merge shard-*.json -o rules.json")]
     Merge(MergeArgs),
     /// Check by page content that each rule's merges are real duplicates; optionally prune.
+    #[command(
+        after_help = "Examples:\n  dedust verify -r rules.json --pages pages.jsonl.gz\n  dedust verify -r rules.json --pages crawl2.warc.gz --revoke -o rules2.json"
+    )]
     Verify(VerifyArgs),
     /// Build duplicate clusters from crawled pages by content (the format `learn` reads).
+    #[command(
+        after_help = "Examples:\n  dedust cluster --pages pages.jsonl.gz -o clusters.tsv\n  dedust cluster --pages crawl.warc.gz --measure simscore --threshold 0.95"
+    )]
     Cluster(ClusterArgs),
     /// Print a shell completion script: `dedust completions bash > /etc/bash_completion.d/dedust`.
     Completions {
@@ -193,7 +266,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct SimFlags {
     /// Similarity measure: tdw (cosine of tag-weighted terms), simscore, spearman.
-    #[arg(long, default_value = "tdw")]
+    #[arg(long, default_value = "tdw", value_parser = measures())]
     pub measure: dedust::similarity::Measure,
     /// Threshold t in (0, 1] (default: 0.9 tdw, 0.95 simscore, 0.9 spearman); for tdw the
     /// Jaccard of the term sets must reach t and the angle be at most 180·(1 − t) degrees.
@@ -282,7 +355,7 @@ pub struct ExportArgs {
     pub rules: Vec<String>,
     /// Target: nutch, stormcrawler, heritrix, scrapy, regex-tsv, json (`--format` is an old
     /// spelling).
-    #[arg(long = "to", alias = "format")]
+    #[arg(long = "to", alias = "format", value_parser = export_formats())]
     pub format: dedust::ExportFormat,
     /// Times the rule list is repeated for single-pass crawlers (StormCrawler, Heritrix); fewer
     /// than the passes a URL needs gives a different result than `dedust normalize`.
@@ -360,7 +433,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub truth_format: TruthFormat,
     /// How to split into learning and held-out parts: `url`, `cluster` or `host` (whole registrable domains on one side).
-    #[arg(long, default_value = "url")]
+    #[arg(long, default_value = "url", value_parser = splits())]
     pub split: dedust::SplitMode,
     /// Share held out for testing.
     #[arg(long, default_value_t = 0.2, value_parser = open_share)]
@@ -414,7 +487,7 @@ pub struct LearnArgs {
     #[arg(short, long)]
     pub output: Option<String>,
     /// Input format (`--format` is an old spelling).
-    #[arg(long = "input-format", alias = "format", default_value = "auto")]
+    #[arg(long = "input-format", alias = "format", default_value = "auto", value_parser = input_formats())]
     pub format: dedust::InputFormat,
     /// Skip validation (keep every candidate rule).
     #[arg(long, conflicts_with = "validate_flag")]
@@ -495,7 +568,7 @@ pub struct EvaluateArgs {
     #[arg(long = "rules", short = 'r')]
     pub rules: Vec<String>,
     /// How to split when learning inside: `url`, `cluster` or `host` (whole registrable domains on one side: rules tested on sites never seen).
-    #[arg(long, default_value = "url")]
+    #[arg(long, default_value = "url", value_parser = splits())]
     pub split: dedust::SplitMode,
     /// Share of the data held out for testing.
     #[arg(long, default_value_t = 0.2, value_parser = open_share)]

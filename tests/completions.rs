@@ -37,3 +37,45 @@ fn man_page_is_roff_with_the_subcommands() {
         assert!(s.contains(sub), "man page lacks {sub}");
     }
 }
+
+#[test]
+fn every_help_has_examples_that_use_real_flags() {
+    let subs = [
+        "learn",
+        "normalize",
+        "evaluate",
+        "synth",
+        "validate",
+        "report",
+        "export",
+        "import",
+        "merge",
+        "verify",
+        "cluster",
+    ];
+    let help = |sub: &str| stdout(&dedust(&[sub, "--help"], b""));
+    for sub in subs {
+        let h = help(sub);
+        let ex = h
+            .split("Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{sub} --help has no examples"));
+        for line in ex.lines().filter(|l| l.trim().starts_with("dedust ")) {
+            // Each command of a pipeline against its own subcommand's flags.
+            for part in line.split('|').map(str::trim) {
+                let mut words = part.split_whitespace();
+                if words.next() != Some("dedust") {
+                    continue;
+                }
+                let cmd = words.next().unwrap();
+                let flags = help(cmd);
+                for w in words.filter(|w| w.starts_with('-') && *w != "-") {
+                    let shown = flags.contains(&format!("{w} "))
+                        || flags.contains(&format!("{w},"))
+                        || flags.contains(&format!("{w}\n"));
+                    assert!(shown, "`{part}` in {sub} --help: {cmd} has no {w}");
+                }
+            }
+        }
+    }
+}
