@@ -83,14 +83,7 @@ impl Normalizer {
     /// cannot be UTF-8: a lone surrogate). An unchanged URL is returned as the same `str`
     /// object (no copy).
     fn normalize<'py>(&self, url: Bound<'py, PyString>) -> Bound<'py, PyString> {
-        let Ok(s) = url.to_str() else {
-            return url;
-        };
-        let mut buf = String::new();
-        match self.engine.normalize_line_into(s.as_bytes(), &mut buf) {
-            LineStatus::Url { changed: true, .. } => PyString::new(url.py(), &buf),
-            _ => url,
-        }
+        self.key(url).0
     }
 
     /// The canonical forms of `urls`, in order, computed on all cores without the GIL (the
@@ -124,22 +117,8 @@ impl Normalizer {
     /// `(canonical, rule id)`: the id of the rule that last changed the URL, or `None` when no
     /// rule did (the base layer alone, or nothing, changed it).
     fn explain<'py>(&self, url: Bound<'py, PyString>) -> (Bound<'py, PyString>, Option<String>) {
-        let Ok(s) = url.to_str() else {
-            return (url, None);
-        };
-        let mut buf = String::new();
-        match self.engine.normalize_line_into(s.as_bytes(), &mut buf) {
-            LineStatus::Url { changed, rule } => {
-                let id = rule.map(|i| self.engine.rules()[i].id.clone());
-                let key = if changed {
-                    PyString::new(url.py(), &buf)
-                } else {
-                    url
-                };
-                (key, id)
-            }
-            LineStatus::Bad(_) => (url, None),
-        }
+        let (key, rule) = self.key(url);
+        (key, rule.map(|i| self.engine.rules()[i].id.clone()))
     }
 
     /// Number of rules loaded (revoked rules not counted).
@@ -152,6 +131,25 @@ impl Normalizer {
             "<dedust.Normalizer with {} rules>",
             self.engine.rules().len()
         )
+    }
+}
+
+impl Normalizer {
+    /// `url`'s canonical form and the index of the rule that last changed it: the same `str`
+    /// object when nothing changed it (no usable URL, no UTF-8 form, already canonical).
+    fn key<'py>(&self, url: Bound<'py, PyString>) -> (Bound<'py, PyString>, Option<usize>) {
+        let Ok(s) = url.to_str() else {
+            return (url, None);
+        };
+        let mut buf = String::new();
+        match self.engine.normalize_line_into(s.as_bytes(), &mut buf) {
+            LineStatus::Url {
+                changed: true,
+                rule,
+            } => (PyString::new(url.py(), &buf), rule),
+            LineStatus::Url { rule, .. } => (url, rule),
+            LineStatus::Bad(_) => (url, None),
+        }
     }
 }
 

@@ -8,10 +8,13 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let (rules, base) = super::load_rule_files(&a.rules)?;
     let opts = dedust::ExportOptions { passes: a.passes };
     let e = dedust::export(&rules, &base, a.format, &opts);
+    for s in &e.skipped {
+        eprintln!(
+            "dedust: warning: skipped {} ({}): {}",
+            s.id, s.pattern, s.reason
+        );
+    }
     if e.rules.is_empty() && !rules.is_empty() && !a.allow_empty {
-        for s in &e.skipped {
-            eprintln!("dedust: skipped {} ({}): {}", s.id, s.pattern, s.reason);
-        }
         let others: Vec<String> = dedust::ExportFormat::ALL
             .iter()
             .filter(|f| **f != a.format)
@@ -33,12 +36,6 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     if let Some(p) = &a.emitted {
         let f = dedust::RuleFile::new(e.rules.clone(), base, None);
         super::write_out(Some(p), &f.to_json())?;
-    }
-    for s in &e.skipped {
-        eprintln!(
-            "dedust: warning: skipped {} ({}): {}",
-            s.id, s.pattern, s.reason
-        );
     }
     for n in &e.notes {
         eprintln!("dedust: note: {n}");

@@ -47,17 +47,11 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         Stage::Validate => "validating",
         Stage::Select => "selecting",
     };
-    let rank = |s: Stage| match s {
-        Stage::Prepare => 0,
-        Stage::Align => 1,
-        Stage::Validate => 2,
-        Stage::Select => 3,
-    };
     let out = dedust::learn_owned(clusters, &cfg, &|stage, done, total| {
         // Callbacks come from worker threads: one at a time, and a late report of a finished
         // stage never moves the bar back (it once drew `validating 650158/6218`).
         let mut c = stage_clock.lock().expect("stage clock");
-        if c.0.is_some_and(|cur| rank(stage) < rank(cur)) {
+        if c.0.is_some_and(|cur| stage < cur) {
             return;
         }
         if c.0 != Some(stage) {

@@ -39,8 +39,8 @@ pub struct Holdout {
     pub seed: u64,
 }
 
-/// Stages reported to the progress callback.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Stages reported to the progress callback, in the order they run (`Ord` follows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     /// Base-normalizing the input.
     Prepare,
