@@ -67,6 +67,25 @@ pub struct BaseFlags {
     pub keep_query_order: bool,
 }
 
+/// How much a subcommand says on stderr (every subcommand takes these).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct Chatter {
+    /// Nothing on stderr but warnings and errors: no progress bar, no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// More on stderr: the time the command took (learn: each stage's time); printed even with -q.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Worker threads, for the subcommands that work in parallel.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct Threads {
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = at_least(1))]
+    pub threads: Option<usize>,
+}
+
 /// A share between 0 and 1 (`--max-fpr`): NaN or infinity would keep or reject everything and
 /// could not be written to a rule file.
 fn share(s: &str) -> Result<f64, String> {
@@ -232,7 +251,7 @@ pub enum Command {
     Report(ReportArgs),
     /// Write rules in a crawler's format (nutch, stormcrawler, heritrix, scrapy, regex-tsv, json).
     #[command(
-        after_help = "Examples:\n  dedust export -r rules.json --to nutch -o regex-normalize.xml\n  dedust export -r rules.json --to stormcrawler --emitted emitted.json\n  dedust learn clusters.tsv | dedust export -r - --to json"
+        after_help = "Examples:\n  dedust export -r rules.json --to nutch --with-nutch-defaults conf/regex-normalize.xml -o conf/dedust-normalize.xml\n  dedust export -r rules.json --to stormcrawler --emitted emitted.json\n  dedust learn clusters.tsv | dedust export -r - --to json"
     )]
     Export(ExportArgs),
     /// Read a crawler's rule file (Nutch regex-normalize.xml) into a dedust rule file.
@@ -295,6 +314,10 @@ impl SimFlags {
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Rule file(s) (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
@@ -322,6 +345,10 @@ pub struct VerifyArgs {
 
 #[derive(Args, Debug)]
 pub struct ClusterArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Pages: JSONL(.gz) of {url, html}, a directory of .html files with urls.tsv, or WARC(.gz).
     #[arg(long)]
     pub pages: String,
@@ -333,13 +360,12 @@ pub struct ClusterArgs {
     /// Exit with code 3 when a record was skipped (malformed, or over a limit).
     #[arg(long)]
     pub strict: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_parser = at_least(1))]
-    pub threads: Option<usize>,
 }
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
     /// Rule files (any order).
     #[arg(required = true)]
     pub rules: Vec<String>,
@@ -350,6 +376,8 @@ pub struct MergeArgs {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
     /// Rule file(s), applied in the order given (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
@@ -372,10 +400,17 @@ pub struct ExportArgs {
     /// error, exit 1, naming the formats that would hold them).
     #[arg(long)]
     pub allow_empty: bool,
+    /// With `--to nutch`: put the rules of this Nutch file (your `conf/regex-normalize.xml`)
+    /// first in the export, so that pointing `urlnormalizer.regex.file` at the export keeps
+    /// Nutch's own rules running.
+    #[arg(long, value_name = "FILE")]
+    pub with_nutch_defaults: Option<String>,
 }
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
     /// The crawler's rule file.
     pub input: String,
     /// Its format: `nutch` (urlnormalizer-regex XML), `clearurls` (the ClearURLs list
@@ -408,6 +443,10 @@ pub enum ImportFormat {
 
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Rule file(s) with candidate rules (`-`: standard input).
     #[arg(long = "rules", short = 'r', required = true)]
     pub rules: Vec<String>,
@@ -427,6 +466,10 @@ pub struct ValidateArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Ground-truth clusters (any `learn` input format).
     #[arg(long)]
     pub truth: String,
@@ -454,6 +497,8 @@ pub struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub struct SynthArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
     /// Number of sites.
     #[arg(long, default_value_t = 10, value_parser = at_least(1))]
     pub sites: usize,
@@ -481,6 +526,10 @@ pub struct SynthArgs {
 
 #[derive(Args, Debug)]
 pub struct LearnArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Cluster file or crawl records (tsv, csv, jsonl, ache, cdx/cdxj, warc; found from the content; .gz ok; `-` for stdin).
     pub input: String,
     /// Write the rule file here (default: stdout).
@@ -507,15 +556,6 @@ pub struct LearnArgs {
     /// Largest cluster aligned whole; bigger ones are sampled.
     #[arg(long, default_value_t = 256, value_parser = at_least(2))]
     pub max_cluster: usize,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_parser = at_least(1))]
-    pub threads: Option<usize>,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// Print the time each stage took.
-    #[arg(short, long)]
-    pub verbose: bool,
     /// Exit with code 3 (after writing the rules) when an input line or URL was skipped or left
     /// out (malformed, rejected by the base layer, over a limit).
     #[arg(long)]
@@ -524,6 +564,10 @@ pub struct LearnArgs {
 
 #[derive(Args, Debug)]
 pub struct NormalizeArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// URL list, one per line (`-` or absent: stdin).
     pub input: Option<String>,
     /// Rule file(s), `-` for standard input; without any, only the base layer runs.
@@ -547,9 +591,6 @@ pub struct NormalizeArgs {
     pub no_base: bool,
     #[command(flatten)]
     pub base: BaseFlags,
-    /// Worker threads (default: all cores).
-    #[arg(long, value_parser = at_least(1))]
-    pub threads: Option<usize>,
     /// Answer each line as soon as it arrives and flush after each (for a program that writes a
     /// URL and waits for its canonical form); on by default when stdin or stdout is a terminal.
     #[arg(long)]
@@ -561,6 +602,10 @@ pub struct NormalizeArgs {
 
 #[derive(Args, Debug)]
 pub struct EvaluateArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    #[command(flatten)]
+    pub threads: Threads,
     /// Ground-truth clusters (any `learn` input format).
     #[arg(long)]
     pub truth: String,
@@ -599,6 +644,26 @@ pub struct EvaluateArgs {
     pub save: Option<String>,
 }
 
+impl Command {
+    /// The stderr and thread flags of the subcommand (defaults for those without them).
+    fn run_flags(&self) -> (Chatter, Option<usize>) {
+        match self {
+            Command::Learn(a) => (a.chatter, a.threads.threads),
+            Command::Normalize(a) => (a.chatter, a.threads.threads),
+            Command::Evaluate(a) => (a.chatter, a.threads.threads),
+            Command::Validate(a) => (a.chatter, a.threads.threads),
+            Command::Report(a) => (a.chatter, a.threads.threads),
+            Command::Verify(a) => (a.chatter, a.threads.threads),
+            Command::Cluster(a) => (a.chatter, a.threads.threads),
+            Command::Synth(a) => (a.chatter, None),
+            Command::Export(a) => (a.chatter, None),
+            Command::Import(a) => (a.chatter, None),
+            Command::Merge(a) => (a.chatter, None),
+            Command::Completions { .. } | Command::Man => (Chatter::default(), None),
+        }
+    }
+}
+
 /// Parse arguments, run, return the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -609,6 +674,10 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    let (chatter, threads) = cli.command.run_flags();
+    crate::cmd::set_quiet(chatter.quiet);
+    self::threads(threads);
+    let started = std::time::Instant::now();
     let res = match cli.command {
         Command::Learn(a) => crate::cmd::learn::run(a),
         Command::Normalize(a) => crate::cmd::normalize::run(a),
@@ -635,6 +704,9 @@ pub fn run() -> i32 {
                 .and_then(|_| print_all(&out))
         }
     };
+    if chatter.verbose {
+        eprintln!("dedust: took {:.2}s", started.elapsed().as_secs_f64());
+    }
     match res {
         Ok(code) => code,
         Err(e) => {

@@ -23,7 +23,7 @@
 //! ([`Error`]).
 
 pub use dedust_content::{cluster, pages, similarity, tdw, verify};
-pub use dedust_core::{
+pub use dedust_core::__private::{
     base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, stream,
     tier, url_parts,
 };
@@ -41,7 +41,7 @@ mod merge_tests;
 pub use align::{AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{Column, ColumnClass, Consensus};
-pub use dedust_core::MergeReport;
+pub use dedust_core::{merge, MergeReport};
 pub use error::{Error, Result};
 pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};

@@ -227,3 +227,89 @@ fn rules_from_standard_input() {
         stderr(&o)
     );
 }
+
+#[test]
+fn nutch_export_keeps_nutchs_own_rules_first() {
+    let Some(defaults) = shared("conformance/nutch/regex-normalize-default.xml") else {
+        return;
+    };
+    let t = TempDir::new("export-nutch-defaults");
+    let (exp, emitted) = (t.path("dedust-normalize.xml"), t.path("emitted.json"));
+    let args = |to: &'static str| {
+        let v: Vec<String> = [
+            "export",
+            "-r",
+            "rules/demo.json",
+            "--to",
+            to,
+            "--with-nutch-defaults",
+            &defaults,
+            "-o",
+            &exp,
+            "--emitted",
+            &emitted,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v
+    };
+    let run = |v: Vec<String>| dedust(&v.iter().map(String::as_str).collect::<Vec<_>>(), b"");
+    // Only Nutch reads a Nutch file: another target is a usage error, and nothing is written.
+    let o = run(args("heritrix"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--to nutch"), "{}", stderr(&o));
+    assert!(!std::path::Path::new(&exp).exists());
+    let o = run(args("nutch"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Nutch's rules come first, in their order, then dedust's; the advice names the separate
+    // file and no plugin.includes value.
+    let pattern = |text: &str| -> Vec<String> {
+        text.split("<pattern>")
+            .skip(1)
+            .map(|p| p.split("</pattern>").next().unwrap().trim().to_string())
+            .collect()
+    };
+    let ours = pattern(&std::fs::read_to_string(&defaults).unwrap());
+    let out = std::fs::read_to_string(&exp).unwrap();
+    let got = pattern(&out);
+    assert!(ours.len() >= 5, "{ours:?}");
+    assert_eq!(got[..ours.len()], ours[..]);
+    assert!(got.len() > ours.len(), "dedust's rules follow");
+    assert!(out.contains("<value>dedust-normalize.xml</value>"));
+    assert!(!out.contains("plugin.includes</name>"), "{out}");
+    // The emitted rule file holds the same rules, Nutch's first (a cross-host rule is one regex
+    // over its attested hosts in the XML, one host rule per attested host in the file).
+    let f = dedust::RuleFile::parse(&std::fs::read_to_string(&emitted).unwrap(), "e").unwrap();
+    assert!(f.rules.len() >= got.len());
+    assert!(f.rules[..ours.len()]
+        .iter()
+        .all(|r| r.kind == dedust::RuleKind::Regex));
+    // And Java, applying the file as Nutch does, agrees with `dedust normalize` on the demo URLs.
+    let Some(cp) = java_harness(&t) else {
+        return;
+    };
+    let mut raw = String::new();
+    for l in std::fs::read_to_string("datasets/demo/clusters.tsv")
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        raw.push_str(l.split('\t').nth(1).unwrap_or(""));
+        raw.push('\n');
+    }
+    let base = stdout(&dedust(&["normalize"], raw.as_bytes()));
+    let input = t.write("base.txt", base.as_bytes());
+    let want = stdout(&dedust(
+        &["normalize", "--no-base", "-r", &emitted, &input],
+        b"",
+    ));
+    let java_out = java(&cp, &["nutch", &exp, "8"], base.as_bytes());
+    let changed = want
+        .lines()
+        .zip(base.lines())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 100, "{changed}");
+    assert_eq!(want, java_out);
+}

@@ -27,6 +27,14 @@ fn report_is_self_contained_html() {
         "one point per threshold"
     );
     assert!(html.contains("→ <code>"), "rules table has rows");
+    // The report says which release wrote it and how to make it again (quoted for a shell).
+    assert!(
+        html.contains(&format!(
+            "Written by dedust {}: dedust report --truth datasets/demo/clusters.tsv -o ",
+            env!("CARGO_PKG_VERSION")
+        )) && html.contains("r.html</p>"),
+        "{html}"
+    );
     assert!(
         !html.contains("<script") && !html.contains("src=\"http"),
         "no external resources"

@@ -15,12 +15,15 @@ already seen by their dedust key that Scrapy's default fingerprint would have le
 such URL counted once).
 """
 
+import logging
 from weakref import WeakKeyDictionary
 
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.utils.request import RequestFingerprinter as _ScrapyFingerprinter
 
 from . import Normalizer
+
+logger = logging.getLogger(__name__)
 
 
 class RequestFingerprinter:
@@ -33,6 +36,13 @@ class RequestFingerprinter:
         paths = [p.strip() for p in paths if p.strip()]
         base = settings.getbool("DEDUST_BASE", True) if settings is not None else True
         self.normalizer = Normalizer.from_file(paths, base=base) if paths else None
+        if self.normalizer is None and crawler is not None:
+            # The addon is on but has nothing to apply: say so once, rather than crawl as if
+            # dedust were working.
+            logger.warning(
+                "dedust: DEDUST_RULES names no rule file; requests keep Scrapy's own fingerprint "
+                "(set DEDUST_RULES = [\"rules.json\"], files written by `dedust learn`)"
+            )
         self.stats = crawler.stats if crawler is not None else None
         self.fallback = _ScrapyFingerprinter(crawler)
         # Per request object, as Scrapy's own fingerprinter caches (the dupe filter asks again).

@@ -7,10 +7,10 @@
 //! rule files (a string that is no usable URL, or has no UTF-8 form, comes back unchanged, as
 //! `normalize` passes such a line through); `normalize_many` runs without the GIL on the
 //! engine's batch
-//! path ([`dedust_core::stream::normalize_many`]); the module only wires: every decision is the
+//! path ([`dedust_core::normalize_many`]); the module only wires: every decision is the
 //! engine's.
 
-use dedust_core::normalize::LineStatus;
+use dedust_core::LineStatus;
 use dedust_core::{BaseOptions, Error, Normalizer as Engine, RuleFile};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -101,7 +101,7 @@ impl Normalizer {
         // The `&str`s are the strings' own UTF-8 buffers; `urls` holds a reference to every
         // string until this call returns and `str` is immutable, so other threads may read them
         // while the GIL is released.
-        let out = py.detach(|| dedust_core::stream::normalize_many(engine, &strs, threads()));
+        let out = py.detach(|| dedust_core::normalize_many(engine, &strs, threads()));
         out.into_iter()
             .zip(urls.iter().zip(&strs))
             .map(|(o, (u, s))| {

@@ -138,3 +138,18 @@ def test_fewer_requests_with_dedust_and_every_page_fetched(tmp_path):
         assert s.get("downloader/response_status_count/404", 0) == 0
         assert s.get("downloader/response_status_count/200", 0) > 0
     assert "dedust/rewritten" not in st_plain
+
+
+def test_addon_without_rules_warns_and_keeps_scrapys_fingerprint(caplog):
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+    from scrapy.utils.request import RequestFingerprinter as Plain
+
+    from dedust.scrapy import RequestFingerprinter
+
+    crawler = get_crawler(settings_dict={"DEDUST_RULES": []})
+    with caplog.at_level("WARNING", logger="dedust.scrapy"):
+        fp = RequestFingerprinter.from_crawler(crawler)
+    assert any("DEDUST_RULES names no rule file" in r.getMessage() for r in caplog.records)
+    r = Request("https://example.org/a?b=1")
+    assert fp.fingerprint(r) == Plain(crawler).fingerprint(r)

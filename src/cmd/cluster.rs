@@ -5,7 +5,6 @@ use anyhow::anyhow;
 
 pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref()], &[&a.pages])?;
-    crate::cli::threads(a.threads);
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let t = std::time::Instant::now();
     let (pages, skipped) = super::read_pages_counted(&a.pages)?;
@@ -16,7 +15,7 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     let joined = t.elapsed() - parsed;
     super::write_out(a.output.as_deref(), &super::clusters_tsv(&clusters))?;
     let dups = clusters.iter().filter(|c| c.urls.len() > 1).count();
-    eprintln!(
+    info!(
         "cluster: {} pages → {} clusters ({} with duplicates); {} t={}: {} pairs verified of {}, {} similar; read {:.2}s, features {:.2}s, join {:.3}s",
         pages.len(),
         clusters.len(),

@@ -1,11 +1,26 @@
 //! `dedust export`: rules in a crawler's format; skipped rules and settings to make on stderr.
 
 use crate::cli::ExportArgs;
+use anyhow::Context;
 
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
     super::refuse_overwrite(&[a.output.as_deref(), a.emitted.as_deref()], &inputs)?;
-    let (rules, base) = super::load_rule_files(&a.rules)?;
+    let (mut rules, base) = super::load_rule_files(&a.rules)?;
+    if let Some(path) = &a.with_nutch_defaults {
+        if a.format != dedust::ExportFormat::Nutch {
+            eprintln!("dedust: error: --with-nutch-defaults goes with --to nutch");
+            return Ok(2);
+        }
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+        let mut first = dedust::import_nutch(&text, path)?;
+        info!(
+            "export: {} rules of {path} first, as Nutch applies them",
+            first.len()
+        );
+        first.append(&mut rules);
+        rules = first;
+    }
     let opts = dedust::ExportOptions { passes: a.passes };
     let e = dedust::export(&rules, &base, a.format, &opts);
     for s in &e.skipped {
@@ -38,7 +53,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
         super::write_out(Some(p), &f.to_json())?;
     }
     for n in &e.notes {
-        eprintln!("dedust: note: {n}");
+        info!("dedust: note: {n}");
     }
     // Every rule is exported or skipped; a cross-host rule is exported as one host rule per
     // attested host (what `--emitted` holds).
@@ -48,7 +63,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
             .iter()
             .filter(|s| rules.iter().any(|r| r.id == s.id && r.is_global()))
             .count();
-    eprintln!(
+    info!(
         "export: {exported} of {} rules exported, {} skipped{}",
         rules.len(),
         e.skipped.len(),

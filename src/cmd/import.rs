@@ -28,7 +28,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
     let mut f = dedust::RuleFile::new(list.rules, Default::default(), None);
     f.stamp_learned(&super::stamp_time()?, std::slice::from_ref(&a.input));
     super::write_out(a.output.as_deref(), &f.to_json())?;
-    eprintln!(
+    info!(
         "import: {n} rules from {} ({} entries skipped)",
         a.input,
         list.skipped.len()

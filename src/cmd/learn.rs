@@ -9,10 +9,9 @@ use std::time::Instant;
 pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
     let at = super::stamp_time()?;
-    crate::cli::threads(a.threads);
     let t0 = Instant::now();
     let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
-    if a.verbose {
+    if a.chatter.verbose {
         eprintln!(
             "learn: read {} clusters in {:.2}s",
             clusters.len(),
@@ -30,7 +29,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         holdout: a.validate.holdout(),
         declared,
     };
-    let bar = if !a.quiet && std::io::stderr().is_terminal() {
+    let bar = if !a.chatter.quiet && std::io::stderr().is_terminal() {
         let b = ProgressBar::new(clusters.len() as u64);
         b.set_style(
             ProgressStyle::with_template("{spinner} {msg:10} [{bar:40}] {pos}/{len} ({eta})")
@@ -55,7 +54,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             return;
         }
         if c.0 != Some(stage) {
-            if let (true, Some(prev)) = (a.verbose, c.0) {
+            if let (true, Some(prev)) = (a.chatter.verbose, c.0) {
                 eprintln!(
                     "learn: {} took {:.2}s",
                     name(prev),
@@ -73,7 +72,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    if a.verbose {
+    if a.chatter.verbose {
         let c = stage_clock.lock().expect("stage clock");
         if let Some(prev) = c.0 {
             eprintln!(
@@ -110,7 +109,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         super::write_out(Some(p), &(serde_json::to_string_pretty(&v)? + "\n"))?;
     }
     let s = &out.stats;
-    eprintln!(
+    info!(
         "learn: {} clusters ({} with duplicates{}), {} URLs ({} rejected by the base layer), {} pairs",
         s.clusters,
         s.multi,
@@ -134,13 +133,13 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         );
     }
     match &out.validation {
-        Some(v) => eprintln!(
+        Some(v) => info!(
             "learn: {} candidates → {} rules ({} cross-host; rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent, {} host rules whose work other rules do)",
             out.candidates, v.kept, out.file.rules.iter().filter(|r| r.is_global()).count(), v.low_support, v.high_fpr, v.conflicts, v.not_idempotent, v.redundant
         ),
-        None => eprintln!("learn: {} candidates → {} rules (not validated)", out.candidates, out.file.rules.len()),
+        None => info!("learn: {} candidates → {} rules (not validated)", out.candidates, out.file.rules.len()),
     }
-    eprintln!(
+    info!(
         "learn: wrote {} in {:.2}s",
         a.output.as_deref().unwrap_or("stdout"),
         t0.elapsed().as_secs_f64()

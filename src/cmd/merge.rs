@@ -16,7 +16,7 @@ pub fn run(a: MergeArgs) -> anyhow::Result<i32> {
     for (keep, drop, pattern) in &rep.conflicts {
         eprintln!("dedust: warning: conflict: kept {keep}, dropped {drop} ({pattern})");
     }
-    eprintln!(
+    info!(
         "merge: {} files, {} rules in, {} out ({} revoked records; {} duplicates, {} conflicts)",
         rep.files,
         rep.rules_in,

@@ -1,4 +1,29 @@
 //! One module per subcommand; each turns parsed flags into a library call and prints.
+//! Summaries go through [`info!`], which `-q` silences; warnings and errors always print.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set by `-q`: [`info!`] prints nothing.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silence (or not) the summaries of this run.
+pub fn set_quiet(q: bool) {
+    QUIET.store(q, Ordering::Relaxed);
+}
+
+/// Whether `-q` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// `eprintln!` for summaries and notes: nothing with `-q`.
+macro_rules! info {
+    ($($t:tt)*) => {
+        if !$crate::cmd::quiet() {
+            eprintln!($($t)*);
+        }
+    };
+}
 
 pub mod cluster;
 pub mod evaluate;
@@ -206,7 +231,7 @@ pub fn read_clusters_counted(
         );
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
-        eprintln!(
+        info!(
             "{path}: web-archive index: {} captures in digest groups, {} redirect pairs; {} left out (not 200 nor 3xx with a Location; {} to another site)",
             rep.records - rep.redirects,
             rep.redirects,
@@ -215,7 +240,7 @@ pub fn read_clusters_counted(
         );
     }
     if rep.format == Some(dedust::InputFormat::Warc) {
-        eprintln!(
+        info!(
             "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 response nor a 3xx with a Location; {} to another site)",
             rep.lines,
             rep.records - rep.redirects - rep.canonicals,
@@ -244,7 +269,7 @@ pub fn read_clusters_counted(
         }
     }
     if rep.robots > 0 {
-        eprintln!(
+        info!(
             "{path}: robots.txt: {} files, {} Clean-param rules (validated like learned ones; {} lines not read)",
             rep.robots,
             declared.len(),

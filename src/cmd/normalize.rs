@@ -50,7 +50,7 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         line_buffered,
         tsv: a.tsv,
         dedup: a.dedup,
-        threads: a.threads.unwrap_or_else(|| {
+        threads: a.threads.threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
     };

@@ -55,13 +55,32 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             f * 100.0,
             a.validate.min_support,
             a.validate.max_fpr
-        ),
+        ) + &format!(" Written by dedust {}: {}", env!("CARGO_PKG_VERSION"), command_line()),
         sweep,
         chosen: a.validate.max_fpr,
         comparison: chosen.comparison,
         rules: chosen.file.rules,
     };
     super::write_out(Some(&a.output), &render(&data))?;
-    eprintln!("report: wrote {}", a.output);
+    info!("report: wrote {}", a.output);
     Ok(0)
+}
+
+/// This run's command line, each argument shell-quoted where it needs it (so it can be pasted
+/// back into a shell to make the report again).
+fn command_line() -> String {
+    std::iter::once("dedust".to_string())
+        .chain(std::env::args_os().skip(1).map(|a| {
+            let a = a.to_string_lossy().into_owned();
+            let plain = !a.is_empty()
+                && a.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        }))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -48,7 +48,7 @@ pub fn run(a: SynthArgs) -> anyhow::Result<i32> {
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
         pending.commit()?;
     }
-    eprintln!(
+    info!(
         "synth: {} sites, {} URLs → {}",
         out.sites.len(),
         out.rows.len(),

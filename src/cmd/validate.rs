@@ -18,7 +18,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     let stats = dedust::validate::rule_stats_and_sites(&mut rules, &data, &[]);
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
-        eprintln!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
+        info!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
     }
     let opts = a.validate.options();
     let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
@@ -32,7 +32,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         Some(dedust::ValidationSettings::from(&opts)),
     );
     super::write_out(a.output.as_deref(), &file.to_json())?;
-    eprintln!(
+    info!(
         "validate: {} URLs ({} rejected by the base layer); {} rules → {} kept (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
         data.len(),
         bad,

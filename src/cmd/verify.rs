@@ -49,21 +49,21 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
         let file = dedust::RuleFile::new(kept, base_settings, None);
         super::write_out(a.output.as_deref(), &file.to_json())?;
         super::write_out(None, &report)?;
-        eprintln!(
+        info!(
             "verify: pruned {removed} rules with a refuted share over {}",
             a.max_refuted
         );
     } else if a.revoke {
         let n = revoke(&a, &rules, &checks)?;
         super::write_out(None, &report)?;
-        eprintln!(
+        info!(
             "verify: revoked {n} rules with a refuted share over {}",
             a.max_refuted
         );
     } else {
         super::write_out(a.output.as_deref(), &report)?;
     }
-    eprintln!(
+    info!(
         "verify: {} pages, {} rules ({} merge crawled pages): {} pairs confirmed, {} refuted ({}, t={})",
         pages.len(),
         rules.len(),
@@ -131,9 +131,7 @@ fn revoke(
     let file = files.remove(0);
     super::write_out(a.output.as_deref(), &file.to_json())?;
     if excepted > 0 {
-        eprintln!(
-            "verify: {excepted} sites excepted from cross-host rules instead of revoking them"
-        );
+        info!("verify: {excepted} sites excepted from cross-host rules instead of revoking them");
     }
     Ok(n)
 }

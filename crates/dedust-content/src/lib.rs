@@ -20,8 +20,8 @@
 
 // The engine's modules, under the paths these modules name them by.
 #[cfg(test)]
-use dedust_core::javaregex;
-use dedust_core::{base, error, hash, model, normalize, site};
+use dedust_core::__private::javaregex;
+use dedust_core::__private::{base, error, hash, model, normalize, site};
 
 pub mod cluster;
 pub mod pages;

@@ -130,7 +130,7 @@ pub enum Revocation {
 ///
 /// ```
 /// use dedust_content::verify::{revocation, Revocation, RuleCheck};
-/// let r = dedust_core::model::convention_rule(dedust_core::model::Convention::StripWww);
+/// let r = dedust_core::convention_rule(dedust_core::Convention::StripWww);
 /// let mut c = RuleCheck { pairs: 10, confirmed: 8, refuted: 2, ..Default::default() };
 /// c.by_domain.insert("a.org".into(), (8, 0));
 /// c.by_domain.insert("b.org".into(), (0, 2));

@@ -122,7 +122,7 @@ static FAST_OK: [bool; 256] = {
 /// shared URL lists).
 ///
 /// ```
-/// use dedust_core::base::{fast_base, slow_base};
+/// use dedust_core::__private::base::{fast_base, slow_base};
 /// let o = dedust_core::BaseOptions::default();
 /// let u = "HTTP://Example.com:80/a%7e?b=1&a=2#x";
 /// assert_eq!(fast_base(u, &o).unwrap(), slow_base(u, &o).unwrap());

@@ -7,11 +7,11 @@
 /// 64-bit FNV-1a of a string's bytes.
 ///
 /// ```
-/// assert_eq!(dedust_core::hash::fnv(""), 0xcbf29ce484222325);
-/// let mut h = dedust_core::hash::Fnv::new();
+/// assert_eq!(dedust_core::__private::hash::fnv(""), 0xcbf29ce484222325);
+/// let mut h = dedust_core::__private::hash::Fnv::new();
 /// h.write(b"ab");
 /// h.write(b"c");
-/// assert_eq!(h.finish(), dedust_core::hash::fnv("abc"));
+/// assert_eq!(h.finish(), dedust_core::__private::hash::fnv("abc"));
 /// ```
 pub fn fnv(s: &str) -> u64 {
     let mut h = Fnv::new();

@@ -93,7 +93,7 @@ impl JavaRegex {
     /// assert_eq!(r.replace_all("http://a.org//x//y"), "http://a.org/x/y");
     /// let r = JavaRegex::new(r"/((?i)index|default)\.(html?)(\?|&|#|$)", "/$3").unwrap();
     /// assert_eq!(r.replace_all("http://a.org/INDEX.html"), "http://a.org/");
-    /// assert_eq!(JavaRegex::new("(a)", "$2").unwrap_err(), dedust_core::javaregex::JavaRegexError::NoGroup(2));
+    /// assert_eq!(JavaRegex::new("(a)", "$2").unwrap_err(), dedust_core::JavaRegexError::NoGroup(2));
     /// # }
     /// ```
     pub fn new(pattern: &str, replacement: &str) -> std::result::Result<JavaRegex, JavaRegexError> {

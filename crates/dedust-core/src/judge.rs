@@ -111,8 +111,8 @@ pub enum Verdict {
 /// or drops parameters, and its target copies nothing from the source.
 ///
 /// ```
-/// use dedust_core::model::{CapType, Piece, SegOut, Source, Target, ValPat};
-/// use dedust_core::{judge::is_collapse, Rule, RuleKind};
+/// use dedust_core::{CapType, Piece, SegOut, Source, Target, ValPat};
+/// use dedust_core::{__private::judge::is_collapse, Rule, RuleKind};
 /// // `m.php?u={int}` → `login.php`: every member page sent to one login wall.
 /// let source = Source {
 ///     scheme: None,
@@ -184,7 +184,7 @@ pub fn collapse_family(r: &Rule) -> Option<(&str, &str)> {
 /// learning's selection (`dedust::validate::select`) and judged by e alone.
 ///
 /// ```
-/// use dedust_core::judge::{judged_fpr, ValidateOptions};
+/// use dedust_core::__private::judge::{judged_fpr, ValidateOptions};
 /// let o = ValidateOptions::default();
 /// assert_eq!(judged_fpr(14, 3, None, &o), 3.0 / 14.0);
 /// // The same rule in a family that merged 101 URLs with 3 wrong: (3 + 10 · 3/101) / 24.

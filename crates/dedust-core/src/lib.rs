@@ -2,15 +2,19 @@
 //! wrote and normalize URLs with it. No learning, no page content, no command line: a crawler
 //! embeds this crate alone.
 //!
-//! Modules: [`model`] (the rule record), [`url_parts`] (URL splitting), [`mod@base`] (the base
-//! normalization every rule assumes), [`normalize`] (the engine, [`Normalizer`]), [`javaregex`]
-//! (imported Java regexes), [`render`] (readable notation and regex form), [`rulefile`] (the JSON
-//! rule file), [`judge`] (thresholds, verdicts, application order), [`tier`] (cross-host rule
-//! helpers), [`merge`](mod@merge) (rule files of host shards into one), [`site`] (registrable
-//! domains), [`stream`] (the ordered multi-threaded line normalizer), [`hash`], [`error`].
+//! The API is flat: every type and function below is re-exported at the crate root from private
+//! modules. The rule record ([`Rule`], [`RuleKind`], [`Source`], [`Target`], [`CapType`]…), the
+//! rule file ([`RuleFile`], read and written as JSON), the base normalization every rule assumes
+//! ([`base_normalize`], [`BaseOptions`]), the engine ([`Normalizer`], [`apply_rule`]), its
+//! streaming and batch drivers ([`normalize_stream`], [`normalize_many`]), imported Java regexes
+//! ([`JavaRegex`], [`regex_rule`]), the readable notation and regex form of a rule
+//! ([`describe`], [`regex_form`]), merging the rule files of host shards ([`merge`]), URL
+//! splitting ([`split_url`]) and registrable domains ([`registrable_domain`]). Errors are typed
+//! ([`Error`], [`BaseError`], [`JavaRegexError`]), all `#[non_exhaustive]`.
 //!
-//! Items marked `#[doc(hidden)]` (validation helpers in [`judge`] and [`tier`],
-//! `Normalizer::trace_fixed`) serve the `dedust` learner and are not part of this crate's API.
+//! `__private` (hidden) gives the workspace's other crates — the learner, the crawler exports,
+//! the content verifier — the engine's modules whole (validation helpers, rule ordering,
+//! cross-host features). It is not part of this crate's API and carries no semver promise.
 //!
 //! Feature `java-regex` (default): runs imported Java-regex rules (fancy-regex, regex). Without
 //! it, [`RuleFile::parse`] refuses a file holding such rules, and [`Normalizer::new`] given one
@@ -37,25 +41,54 @@
 
 #![deny(missing_docs)]
 
-pub mod base;
-pub mod error;
-pub mod hash;
-pub mod javaregex;
-pub mod judge;
-pub mod merge;
-pub mod model;
-pub mod normalize;
-pub mod render;
-pub mod rulefile;
-pub mod site;
-pub mod stream;
-pub mod tier;
-pub mod url_parts;
+mod base;
+mod error;
+mod hash;
+mod javaregex;
+mod judge;
+mod merge;
+mod model;
+mod normalize;
+mod render;
+mod rulefile;
+mod site;
+mod stream;
+mod tier;
+mod url_parts;
 
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use error::{Error, Result};
-pub use javaregex::{regex_rule, JavaRegex};
+pub use javaregex::{regex_rule, JavaRegex, JavaRegexError};
+pub use judge::ValidateOptions;
 pub use merge::{merge, MergeReport};
-pub use model::{CapType, Cluster, Learned, Piece, Revoked, Rule, RuleKind};
-pub use normalize::{apply_rule, Normalized, Normalizer};
-pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
+pub use model::{
+    convention_rule, CapType, Cluster, Convention, Learned, Piece, Revoked, Rule, RuleKind, SegOut,
+    Source, Target, ValOut, ValPat, ANY_HOST,
+};
+pub use normalize::{
+    apply_rule, BadLine, LineResult, LineStatus, Normalized, Normalizer, MAX_LINE, MAX_ROUNDS,
+};
+pub use render::{describe, regex_form};
+pub use rulefile::{BaseSettings, RuleFile, ValidationSettings, VERSION};
+pub use site::registrable_domain;
+pub use stream::{normalize_many, normalize_stream, StreamOptions, StreamStats, HELD_LINE};
+pub use url_parts::{split_url, UrlParts};
+
+/// The engine's modules whole, for the workspace's other crates (the learner, the crawler
+/// exports, the content verifier): validation helpers, rule ordering, cross-host features.
+/// Not part of this crate's API; no semver promise.
+#[doc(hidden)]
+pub mod __private {
+    macro_rules! whole {
+        ($($m:ident),*) => {$(
+            #[allow(missing_docs)]
+            pub mod $m {
+                pub use crate::$m::*;
+            }
+        )*};
+    }
+    whole!(
+        base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site,
+        stream, tier, url_parts
+    );
+}

@@ -207,7 +207,7 @@ pub enum Convention {
 /// document name is a [`Convention::DefaultDoc`]) and not value-like (digits, `-`, `_`, long).
 ///
 /// ```
-/// use dedust_core::model::suffix_like;
+/// use dedust_core::__private::model::suffix_like;
 /// assert!(suffix_like("amp"));
 /// assert!(!suffix_like("index.html") && !suffix_like("page-2") && !suffix_like(""));
 /// ```
@@ -326,10 +326,10 @@ pub const SIGNALS: [&str; 3] = ["digest", "redirect", "canonical"];
 /// any other, and a cluster counts once for each of its signals.
 ///
 /// ```
-/// let s: Vec<&str> = dedust_core::model::signals_of("digest+redirect:http://h/old").collect();
+/// let s: Vec<&str> = dedust_core::__private::model::signals_of("digest+redirect:http://h/old").collect();
 /// assert_eq!(s, ["digest", "redirect"]);
-/// assert_eq!(dedust_core::model::signals_of("c0042").count(), 0);
-/// assert_eq!(dedust_core::model::signals_of("digest+mine:x").count(), 0);
+/// assert_eq!(dedust_core::__private::model::signals_of("c0042").count(), 0);
+/// assert_eq!(dedust_core::__private::model::signals_of("digest+mine:x").count(), 0);
 /// ```
 pub fn signals_of(id: &str) -> impl Iterator<Item = &'static str> + '_ {
     let prefix = id.split_once(':').map_or("", |(p, _)| p);
@@ -471,8 +471,8 @@ impl Cluster {
 /// The truth label of a cluster id (see [`Cluster::label`]).
 ///
 /// ```
-/// let c = dedust_core::model::Cluster { id: "t1".into(), urls: vec![] };
-/// assert_eq!(c.label(), dedust_core::model::label_of("t1"));
+/// let c = dedust_core::Cluster { id: "t1".into(), urls: vec![] };
+/// assert_eq!(c.label(), dedust_core::__private::model::label_of("t1"));
 /// ```
 pub fn label_of(id: &str) -> usize {
     crate::hash::fnv(id) as usize

@@ -248,7 +248,7 @@ impl Normalizer {
     /// Compile rules (kept in the given order); `base: None` turns the base layer off.
     ///
     /// ```
-    /// use dedust_core::model::{convention_rule, Convention};
+    /// use dedust_core::__private::model::{convention_rule, Convention};
     /// use dedust_core::{BaseOptions, Normalizer};
     /// let rules = vec![convention_rule(Convention::StripWww)];
     /// let n = Normalizer::new(rules, Some(BaseOptions::default()));
@@ -544,7 +544,7 @@ impl Normalizer {
     /// let r = dedust_core::regex_rule("a", "aa", "grow").unwrap();
     /// let n = dedust_core::Normalizer::new(vec![r], None);
     /// let out = n.apply_rules(format!("http://h.org/{}", "a".repeat(1000)));
-    /// assert!(out.url.len() <= dedust_core::normalize::MAX_LINE);
+    /// assert!(out.url.len() <= dedust_core::MAX_LINE);
     /// assert_eq!(n.too_long_rewrites(), 1);
     /// # }
     /// ```
@@ -646,7 +646,7 @@ impl Normalizer {
     /// `http(s)` URL on a host without rules).
     ///
     /// ```
-    /// use dedust_core::normalize::LineStatus;
+    /// use dedust_core::LineStatus;
     /// let n = dedust_core::Normalizer::new(vec![], Some(Default::default()));
     /// let mut buf = String::new();
     /// let st = n.normalize_line_into(b"http://A.org/?b=1&a=2", &mut buf);
@@ -750,7 +750,7 @@ impl Normalizer {
     /// Classify and normalize one input line (without its line terminator).
     ///
     /// ```
-    /// use dedust_core::{normalize::{BadLine, LineResult}, BaseOptions, Normalizer};
+    /// use dedust_core::{BadLine, BaseOptions, LineResult, Normalizer};
     /// let n = Normalizer::new(vec![], Some(BaseOptions::default()));
     /// assert!(matches!(n.normalize_line(b"HTTP://A.ORG"), LineResult::Url(u) if u.url == "http://a.org/"));
     /// assert_eq!(n.normalize_line(b"\xff"), LineResult::Bad(BadLine::NotUtf8));
@@ -864,7 +864,7 @@ fn match_val(v: &ValPat, value: Option<&str>) -> bool {
 /// only drops optional parameters, when none of them is present: the URL would not change).
 ///
 /// ```
-/// use dedust_core::model::{CapType, Piece, Source, Target, ValOut, ValPat};
+/// use dedust_core::{CapType, Piece, Source, Target, ValOut, ValPat};
 /// use dedust_core::{apply_rule, Rule, RuleKind};
 /// let source = Source {
 ///     scheme: Some("https".into()),

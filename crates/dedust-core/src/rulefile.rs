@@ -240,9 +240,9 @@ impl RuleFile {
 /// as strings in time order (years 0–9999).
 ///
 /// ```
-/// assert_eq!(dedust_core::rulefile::rfc3339(0), "1970-01-01T00:00:00Z");
-/// assert_eq!(dedust_core::rulefile::rfc3339(1_795_984_260), "2026-11-29T20:31:00Z");
-/// assert_eq!(dedust_core::rulefile::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+/// assert_eq!(dedust_core::__private::rulefile::rfc3339(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(dedust_core::__private::rulefile::rfc3339(1_795_984_260), "2026-11-29T20:31:00Z");
+/// assert_eq!(dedust_core::__private::rulefile::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
 /// ```
 pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;

@@ -13,7 +13,7 @@
 /// The registrable domain of `host` (see the module docs).
 ///
 /// ```
-/// use dedust_core::site::registrable_domain;
+/// use dedust_core::registrable_domain;
 /// assert_eq!(registrable_domain("www.bbc.co.uk"), "bbc.co.uk");
 /// assert_eq!(registrable_domain("forum3.example.com"), "example.com");
 /// assert_eq!(registrable_domain("192.168.1.1"), "192.168.1.1");
@@ -44,7 +44,7 @@ fn is_ipv4(h: &str) -> bool {
 /// `None` when the URL does not split.
 ///
 /// ```
-/// assert_eq!(dedust_core::site::domain_of_url("https://WWW.H.org/x?a=1").as_deref(), Some("h.org"));
+/// assert_eq!(dedust_core::__private::site::domain_of_url("https://WWW.H.org/x?a=1").as_deref(), Some("h.org"));
 /// ```
 pub fn domain_of_url(url: &str) -> Option<String> {
     crate::url_parts::split_url(url)

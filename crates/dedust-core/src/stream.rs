@@ -524,7 +524,7 @@ fn run_workers<R: Read + Send, W: Write + Send>(
 /// `writing output: …`).
 ///
 /// ```
-/// use dedust_core::stream::{normalize_stream, StreamOptions};
+/// use dedust_core::{normalize_stream, StreamOptions};
 /// use dedust_core::{BaseOptions, Normalizer};
 /// let n = Normalizer::new(vec![], Some(BaseOptions::default()));
 /// let opts = StreamOptions { tsv: false, dedup: true, threads: 2, line_buffered: false };
@@ -583,7 +583,7 @@ const MANY_CHUNK: usize = 4096;
 /// `normalize_many`); the output does not depend on `threads`.
 ///
 /// ```
-/// use dedust_core::{stream::normalize_many, Normalizer};
+/// use dedust_core::{normalize_many, Normalizer};
 /// let n = Normalizer::new(vec![], Some(Default::default()));
 /// let out = normalize_many(&n, &["HTTP://A.org/?b=1&a=2", "not a url", ""], 2);
 /// assert_eq!(out, ["http://a.org/?a=2&b=1", "not a url", ""]);

@@ -25,8 +25,8 @@ pub fn prune_attested(r: &mut Rule) {
 /// (`param:NAME` for a drop, the convention otherwise); `None` for other rules.
 ///
 /// ```
-/// let r = dedust_core::model::convention_rule(dedust_core::model::Convention::StripWww);
-/// assert_eq!(dedust_core::tier::exposure_key(&r).as_deref(), Some("www"));
+/// let r = dedust_core::__private::model::convention_rule(dedust_core::Convention::StripWww);
+/// assert_eq!(dedust_core::__private::tier::exposure_key(&r).as_deref(), Some("www"));
 /// ```
 pub fn exposure_key(r: &Rule) -> Option<String> {
     rule_feature(r).map(|f| f.key())

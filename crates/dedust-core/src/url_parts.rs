@@ -27,7 +27,7 @@ pub struct UrlParts<'a> {
 /// Returns `None` for URLs without `://`.
 ///
 /// ```
-/// let p = dedust_core::url_parts::split_url("https://u@h.org:81/p?q#f").unwrap();
+/// let p = dedust_core::split_url("https://u@h.org:81/p?q#f").unwrap();
 /// assert_eq!((p.scheme, p.userinfo, p.host, p.port, p.path), ("https", "u", "h.org", "81", "/p"));
 /// assert_eq!((p.query, p.fragment), (Some("q"), Some("f")));
 /// ```

@@ -345,7 +345,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
             t.push_str(&comment(&header));
             t.push_str(&format!(
                 "\n  Apply with Nutch's urlnormalizer-regex; in nutch-site.xml set:\n{}-->\n<regex-normalize>\n",
-                comment(&nutch_site())
+                comment(&nutch_site(true))
             ));
             for r in &rs {
                 t.push_str(&format!(
@@ -358,7 +358,7 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
             t.push_str("</regex-normalize>\n");
             notes.push(format!(
                 "set in nutch-site.xml (also in the file's header comment):\n{}",
-                nutch_site()
+                nutch_site(false)
             ));
             (t, emitted(&rs))
         }
@@ -487,9 +487,18 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
     }
 }
 
-/// The nutch-site.xml properties an export needs.
-fn nutch_site() -> String {
+/// The nutch-site.xml properties an export needs: only the two to add or change. The export
+/// goes to a file of its own (Nutch's `conf/regex-normalize.xml` keeps its default rules), and
+/// `plugin.includes` is left to the user (Nutch's default value already holds
+/// `urlnormalizer-regex`; pasting a whole value would drop their indexer or
+/// `urlnormalizer-basic`). `in_xml`: for the file's header comment (no `--` in XML comments).
+fn nutch_site(in_xml: bool) -> String {
     format!(
-        "    <property><name>urlnormalizer.regex.file</name><value>regex-normalize.xml</value></property>\n    <property><name>urlnormalizer.loop.count</name><value>{MAX_ROUNDS}</value></property>\n    <property><name>plugin.includes</name><value>protocol-http|urlfilter-regex|parse-(html|tika)|index-(basic|anchor)|scoring-opic|urlnormalizer-(pass|regex)</value></property>\n"
+        "    <property><name>urlnormalizer.regex.file</name><value>dedust-normalize.xml</value></property>\n    <property><name>urlnormalizer.loop.count</name><value>{MAX_ROUNDS}</value></property>\n  (urlnormalizer-regex is in Nutch's default plugin.includes: keep it there if you changed that property. urlnormalizer.regex.file names one file: Nutch's own rules in regex-normalize.xml stop applying unless the export carries them{})\n",
+        if in_xml {
+            ""
+        } else {
+            " — dedust export --with-nutch-defaults conf/regex-normalize.xml"
+        }
     )
 }

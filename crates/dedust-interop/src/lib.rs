@@ -21,7 +21,7 @@
 #![deny(missing_docs)]
 
 // The engine's modules, under the paths these modules name them by.
-use dedust_core::{error, javaregex, model, normalize, render, rulefile, url_parts};
+use dedust_core::__private::{error, javaregex, model, normalize, render, rulefile, url_parts};
 
 pub mod export;
 pub mod import;

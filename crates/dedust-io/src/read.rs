@@ -4,7 +4,7 @@
 //! bytes, never by file name) and skips a UTF-8 byte order mark ([`open`]); lines of at most a
 //! given length ([`read_line_capped`]: a longer line is read past in chunks, never held whole).
 
-use dedust_core::error::{Error, Result};
+use dedust_core::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
 
 /// Open a path (or `-`) with transparent gzip; a leading UTF-8 byte order mark is skipped.

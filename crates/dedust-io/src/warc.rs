@@ -182,7 +182,7 @@ pub fn each_record(
             continue;
         }
         let mut block = Vec::new();
-        let mut rest = dedust_core::hash::Fnv::new();
+        let mut rest = dedust_core::__private::hash::Fnv::new();
         let mut got = match (&mut r).take(len.min(keep)).read_to_end(&mut block) {
             Ok(n) => n as u64,
             Err(e) => return skip(format!("{here}: truncated block ({e})")),

@@ -27,10 +27,10 @@
 #![deny(missing_docs)]
 
 // The engine's modules and items, under the paths these modules name them by.
-use dedust_core::{
-    base, base_normalize, error, hash, javaregex, judge, model, normalize, rulefile, site, tier,
-    url_parts, Normalizer,
+use dedust_core::__private::{
+    base, error, hash, javaregex, judge, model, normalize, rulefile, site, tier, url_parts,
 };
+use dedust_core::{base_normalize, Normalizer};
 
 pub mod align;
 pub mod consensus;

@@ -59,7 +59,7 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
     (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
 }
 
-pub use dedust_core::model::{label_of, Cluster};
+pub use dedust_core::__private::model::{label_of, Cluster};
 
 /// Whether a parameter's observed values are high-entropy (ids: session, click, post ids) rather
 /// than a few repeated settings (`mode=hybrid`, `print=1`): at least 3 distinct values making up
