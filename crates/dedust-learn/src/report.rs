@@ -42,10 +42,23 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// The least value of the form 1, 2, 2.5 or 5 × 10^k that is ≥ `v` (`v` > 0).
+fn round_up(v: f64) -> f64 {
+    let e = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * e)
+        .find(|&c| c >= v * (1.0 - 1e-9))
+        .unwrap_or(10.0 * e)
+}
+
 /// The trade-off plot: lost (x) against reduction (y), one labelled point per threshold.
 fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
     let (w, h, l, r, t, b) = (640.0, 380.0, 70.0, 30.0, 20.0, 50.0);
-    let max_lost = sweep.iter().map(|(_, m)| m.lost).fold(0.01f64, f64::max) * 1.15;
+    // The lost axis ends at a round value (1, 2, 2.5 or 5 × 10^k) above the largest lost, so its
+    // five ticks are round too; at least 0.01, so an all-zero curve still shows its lost axis.
+    let top = sweep.iter().map(|(_, m)| m.lost).fold(0.0f64, f64::max);
+    let max_lost = round_up((top * 1.05).max(0.01));
     let x = |v: f64| l + (w - l - r) * v / max_lost;
     let y = |v: f64| t + (h - t - b) * (1.0 - v);
     let mut s = String::new();
@@ -69,10 +82,11 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
             y(v) + 4.0,
             y0 = y(v)
         );
-        let lv = max_lost * v;
+        // Rounded to the tick's own precision: 0.0005, 0.004, 0.02 (no 0.0023).
+        let lv = (max_lost * v * 1e6).round() / 1e6;
         let _ = write!(
             s,
-            r##"<line y1="{t}" y2="{}" x1="{x0}" x2="{x0}" stroke="#ddd"/><text x="{x0}" y="{}" font-size="12" text-anchor="middle">{lv:.3}</text>"##,
+            r##"<line y1="{t}" y2="{}" x1="{x0}" x2="{x0}" stroke="#ddd"/><text x="{x0}" y="{}" font-size="12" text-anchor="middle">{lv}</text>"##,
             h - b,
             h - b + 16.0,
             x0 = x(lv)
@@ -208,4 +222,53 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
     }
     h.push_str("</table></body></html>\n");
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lost_axis_ends_at_a_round_value() {
+        for (v, want) in [
+            (0.0105, 0.02),
+            (0.01, 0.01),
+            (0.023, 0.025),
+            (0.3, 0.5),
+            (0.6, 1.0),
+            (0.0012, 0.002),
+            (2.0, 2.0),
+        ] {
+            assert!((round_up(v) - want).abs() < 1e-12, "{v}: {}", round_up(v));
+        }
+    }
+
+    #[test]
+    fn ticks_are_round_and_an_all_zero_curve_keeps_its_lost_axis() {
+        let m = |lost: f64| Metrics {
+            urls: 10,
+            clusters: 5,
+            buckets: 6,
+            reduction: Some(0.5),
+            lost,
+            precision: 1.0,
+            recall: Some(0.5),
+        };
+        let labels = |sweep: &[(f64, Metrics)]| -> Vec<String> {
+            svg(sweep, 0.1)
+                .split(r#"text-anchor="middle">"#)
+                .skip(1)
+                .map(|t| t.split('<').next().unwrap().to_string())
+                .filter(|t| t.starts_with('0') || t.starts_with('1'))
+                .collect()
+        };
+        assert_eq!(
+            labels(&[(0.1, m(0.0)), (0.2, m(0.0))]),
+            ["0", "0.002", "0.004", "0.006", "0.008", "0.01"]
+        );
+        assert_eq!(
+            labels(&[(0.1, m(0.0123)), (0.2, m(0.0))]),
+            ["0", "0.004", "0.008", "0.012", "0.016", "0.02"]
+        );
+    }
 }
