@@ -405,6 +405,11 @@ pub struct ExportArgs {
     /// Nutch's own rules running.
     #[arg(long, value_name = "FILE")]
     pub with_nutch_defaults: Option<String>,
+    /// Write the many → one rules (login walls, soft 404s: varying ids sent to one page), which
+    /// the rewrite export leaves out, as URL filters in the crawler's format (Nutch and
+    /// StormCrawler regex-urlfilter lines, a Heritrix reject rule).
+    #[arg(long, value_name = "FILE")]
+    pub filters: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -51,6 +51,17 @@ fn java_engines_match_dedust_normalize_byte_for_byte() {
     let base_text = std::fs::read_to_string(&base).unwrap();
     let lines = base_text.lines().count();
     assert!(lines > 80_000, "{lines}");
+    // The same URLs as a crawler sees them: normalized but for the query, left in the order
+    // the page linked it.
+    let o = dedust(&["normalize", "--keep-query-order"], raw.as_bytes());
+    assert!(o.status.success());
+    let unsorted_text = String::from_utf8(o.stdout).unwrap();
+    let unsorted = unsorted_text
+        .lines()
+        .zip(base_text.lines())
+        .filter(|(u, s)| u != s)
+        .count();
+    assert!(unsorted > 1000, "{unsorted} URLs with an unsorted query");
     let mut compared = 0;
     for rules in &rule_sets {
         for format in ["nutch", "stormcrawler", "heritrix"] {
@@ -97,11 +108,49 @@ fn java_engines_match_dedust_normalize_byte_for_byte() {
                 );
             }
             assert_eq!(want.lines().count(), got.lines().count());
-            eprintln!("{rules} as {format}: {lines} URLs, {changed} rewritten, Java = dedust");
+            // Fed the unsorted queries, Java rewrites them as dedust does: the same URL once its
+            // kept parameters are sorted by name (the crawler keeps their order).
+            let got = match format {
+                "nutch" => java(&cp, &["nutch", &exp, "8"], unsorted_text.as_bytes()),
+                _ => java(&cp, &[format, &exp], unsorted_text.as_bytes()),
+            };
+            let mut moved = 0;
+            for (i, (((w, g), u), b)) in want
+                .lines()
+                .zip(got.lines())
+                .zip(unsorted_text.lines())
+                .zip(base_text.lines())
+                .enumerate()
+            {
+                // (A line that is no URL passes through both runs as it is.)
+                if w != g {
+                    assert_eq!(
+                        w,
+                        sort_query(g),
+                        "{rules} as {format}, unsorted line {}: {u}",
+                        i + 1
+                    );
+                }
+                moved += usize::from(u != b && w != b);
+            }
+            assert_eq!(want.lines().count(), got.lines().count());
+            eprintln!("{rules} as {format}: {lines} URLs, {changed} rewritten, Java = dedust; {unsorted} with unsorted queries, {moved} of them rewritten");
             compared += 1;
         }
     }
     assert_eq!(compared, 12);
+}
+
+/// `url` with its query parameters stably sorted by name, as dedust's base layer sorts them.
+fn sort_query(url: &str) -> String {
+    match url.split_once('?') {
+        None => url.to_string(),
+        Some((head, q)) => {
+            let mut ps: Vec<&str> = q.split('&').collect();
+            ps.sort_by_key(|p| p.split('=').next().unwrap_or(""));
+            format!("{head}?{}", ps.join("&"))
+        }
+    }
 }
 
 #[test]
@@ -312,4 +361,106 @@ fn nutch_export_keeps_nutchs_own_rules_first() {
         .count();
     assert!(changed > 100, "{changed}");
     assert_eq!(want, java_out);
+}
+
+#[test]
+fn login_walls_are_exported_as_url_filters_not_rewrites() {
+    let Some(forum) = shared("ubuntuforums/clusters.tsv") else {
+        return;
+    };
+    let t = TempDir::new("export-filters");
+    let rules = learn(&t, &forum, "forum.json", &[]);
+    let file = dedust::RuleFile::parse(&std::fs::read_to_string(&rules).unwrap(), "f").unwrap();
+    // The forum's login wall: member, private-message, reply, subscription and attachment
+    // pages, each id sent to one thread.
+    let walls: Vec<&dedust::Rule> = file
+        .rules
+        .iter()
+        .filter(|r| r.target.ends_with("showthread.php?t=42918"))
+        .collect();
+    assert!(
+        walls.len() >= 3,
+        "{:?}",
+        file.rules.iter().map(|r| &r.pattern).collect::<Vec<_>>()
+    );
+    let mut base = String::new();
+    for l in std::fs::read_to_string(&forum).unwrap().lines().skip(1) {
+        base.push_str(l.split('\t').nth(1).unwrap_or(""));
+        base.push('\n');
+    }
+    let base = stdout(&dedust(&["normalize"], base.as_bytes()));
+    let keys = stdout(&dedust(&["normalize", "-r", &rules], base.as_bytes()));
+    for (format, marker) in [
+        ("nutch", "\n-^https://ubuntuforums"),
+        ("stormcrawler", "\n-^https://ubuntuforums"),
+        ("heritrix", "MatchesListRegexDecideRule"),
+    ] {
+        let (out, filters) = (t.path("out"), t.path("filters"));
+        let emitted = t.path("emitted.json");
+        let o = dedust(
+            &[
+                "export",
+                "-r",
+                &rules,
+                "--to",
+                format,
+                "-o",
+                &out,
+                "--emitted",
+                &emitted,
+                "--filters",
+                &filters,
+            ],
+            b"",
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("as URL filters"), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&filters).unwrap();
+        assert!(text.contains(marker), "{format}: {text}");
+        // No wall rule is a rewrite: not in the export, not in what the crawler will do.
+        let exported = std::fs::read_to_string(&out).unwrap();
+        let em = dedust::RuleFile::parse(&std::fs::read_to_string(&emitted).unwrap(), "e").unwrap();
+        for w in &walls {
+            assert!(text.contains(&w.id), "{format}: {} not a filter", w.pattern);
+            assert!(
+                !exported.contains(&w.id),
+                "{format}: {} still a rewrite",
+                w.pattern
+            );
+            assert!(em.rules.iter().all(|r| r.id != w.id));
+        }
+    }
+    // The filter regexes (Nutch's file) reject exactly the URLs the wall rules send to the
+    // wall: every URL they match has the wall's key, and they match more than a hundred.
+    let filters = t.path("filters");
+    let o = dedust(
+        &[
+            "export",
+            "-r",
+            &rules,
+            "--to",
+            "nutch",
+            "--filters",
+            &filters,
+        ],
+        b"",
+    );
+    assert!(o.status.success());
+    let res: Vec<regex::Regex> = std::fs::read_to_string(&filters)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix('-'))
+        .map(|r| regex::Regex::new(r).unwrap())
+        .collect();
+    let mut rejected = 0;
+    for (u, k) in base.lines().zip(keys.lines()) {
+        if res.iter().any(|r| r.is_match(u)) {
+            rejected += 1;
+            assert!(k.ends_with("showthread.php?t=42918"), "{u} → {k}");
+        }
+    }
+    assert!(rejected > 100, "{rejected}");
+    // Without --filters the export says what it left out.
+    let o = dedust(&["export", "-r", &rules, "--to", "nutch"], b"");
+    assert!(stderr(&o).contains("--filters FILE"), "{}", stderr(&o));
 }

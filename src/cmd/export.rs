@@ -5,7 +5,14 @@ use anyhow::Context;
 
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
-    super::refuse_overwrite(&[a.output.as_deref(), a.emitted.as_deref()], &inputs)?;
+    super::refuse_overwrite(
+        &[
+            a.output.as_deref(),
+            a.emitted.as_deref(),
+            a.filters.as_deref(),
+        ],
+        &inputs,
+    )?;
     let (mut rules, base) = super::load_rule_files(&a.rules)?;
     if let Some(path) = &a.with_nutch_defaults {
         if a.format != dedust::ExportFormat::Nutch {
@@ -52,21 +59,45 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
         let f = dedust::RuleFile::new(e.rules.clone(), base, None);
         super::write_out(Some(p), &f.to_json())?;
     }
+    match (&a.filters, &e.filter_text) {
+        (Some(p), Some(text)) => {
+            super::write_out(Some(p), text)?;
+            info!(
+                "export: {} many → one rules (login walls, soft 404s) written to {p} as URL filters",
+                e.filters.len()
+            );
+        }
+        (Some(p), None) => {
+            // Nothing to filter: an empty file says so rather than an old one staying.
+            super::write_out(Some(p), "")?;
+            info!("export: no many → one rule to write as a URL filter; {p} is empty");
+        }
+        (None, _) if !e.filters.is_empty() => info!(
+            "dedust: note: {} many → one rules (login walls, soft 404s: varying ids sent to one page) are not fetch rewrites and were left out; --filters FILE writes them as URL filters",
+            e.filters.len()
+        ),
+        _ => {}
+    }
     for n in &e.notes {
         info!("dedust: note: {n}");
     }
     // Every rule is exported or skipped; a cross-host rule is exported as one host rule per
     // attested host (what `--emitted` holds).
-    let exported = rules.len() - e.skipped.len();
+    let exported = rules.len() - e.skipped.len() - e.filters.len();
     let global = rules.iter().filter(|r| r.is_global()).count()
         - e.skipped
             .iter()
             .filter(|s| rules.iter().any(|r| r.id == s.id && r.is_global()))
             .count();
     info!(
-        "export: {exported} of {} rules exported, {} skipped{}",
+        "export: {exported} of {} rules exported, {} skipped{}{}",
         rules.len(),
         e.skipped.len(),
+        if e.filters.is_empty() {
+            String::new()
+        } else {
+            format!(", {} as URL filters", e.filters.len())
+        },
         if global > 0 && a.format != dedust::ExportFormat::Json {
             format!(
                 "; {global} cross-host rules as fetch rewrites on the hosts that attest them (as {} host rules, the `--emitted` file)",

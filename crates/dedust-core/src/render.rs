@@ -18,12 +18,16 @@
 //! without `$` or `\`. The regex matches the whole URL (`^…$`), so Java's `replaceAll`,
 //! `matches()` + `appendReplacement` and Rust's `replace` agree.
 //!
-//! It assumes a base-normalized URL (parameters sorted by name, stably; no empty pairs), which
-//! is what lets a regular expression check "this parameter occurs exactly once" and "drop every
-//! occurrence of that one, keep the others": in a sorted query equal names are adjacent, so
-//! it is enough that the neighbours of a matched parameter have other names. Rules whose output
-//! inserts new parameters among kept unknown ones (`&{rest}` with a literal or moved value), or
-//! drop several parameters while keeping the rest, carry `regex: null`.
+//! It holds for the parameters in any order, as a crawler sees them before (or without) a
+//! normalizer that sorts the query: a required parameter is matched once wherever it stands (the
+//! regex spells out every order of at most three required parameters; a rule with more has no
+//! regex form), the other parameters around it must not be named like it, and a rule keeping the
+//! rest of the query keeps it in its order. So a crawler applying the regex gets the engine's
+//! result with the kept parameters in their original order (equal once sorted by name). A
+//! parameter dropped by name (an optional one) may recur anywhere: each application drops one run
+//! of it, and the crawler's further passes the others. Rules whose output inserts new parameters
+//! among kept unknown ones (`&{rest}` with a literal or moved value), or drop several parameters
+//! while keeping the rest, carry `regex: null`.
 
 use crate::model::{Piece, Rule, SegOut, ValOut, ValPat};
 
@@ -225,18 +229,6 @@ fn safe_literal(s: &str) -> bool {
     !s.contains('$') && !s.contains('\\')
 }
 
-/// How one stretch of a sorted query is matched.
-#[derive(Debug, Clone, Copy)]
-enum Slot<'a> {
-    /// Exactly one parameter with this name and value pattern; its value is captured as `param`.
-    Req(&'a str, &'a ValPat),
-    /// Any number of parameters with this name (no other parameters exist: no `rest`).
-    Opt(&'a str),
-    /// Any number of other parameters: the first is not named like the slot before, the last not
-    /// like the slot after (equal names are adjacent in a sorted query).
-    Fill(Option<&'a str>, Option<&'a str>),
-}
-
 /// A growing regex with numbered groups, for the query part.
 struct Builder {
     re: String,
@@ -246,8 +238,9 @@ struct Builder {
     capture: bool,
 }
 
-/// Longest regex produced (the alternatives for leading optional slots double it each time).
-const MAX_REGEX: usize = 16 * 1024;
+/// Longest regex produced (every order of three context parameters on either side of a dropped
+/// one takes about 22 KB).
+const MAX_REGEX: usize = 32 * 1024;
 
 /// A regex for one parameter (`[^&#]*`) whose name is none of `names` (ASCII names only).
 fn not_named(names: &[&str]) -> Option<String> {
@@ -311,94 +304,122 @@ impl Builder {
         self.re.push(')');
     }
 
-    /// The slots in order; `first`: the first parameter has no `&` before it.
-    fn seq(&mut self, slots: &[Slot], first: bool) -> Option<()> {
+    /// One parameter with this name and value pattern (its value captured when the builder
+    /// captures); `first`: no `&` before it.
+    fn param(&mut self, name: &str, vp: &ValPat, first: bool) -> Option<()> {
         if self.re.len() > MAX_REGEX {
             return None;
         }
-        let Some((slot, rest)) = slots.split_first() else {
-            return Some(());
+        if !first {
+            self.re.push('&');
+        }
+        self.re.push_str(&escape(name));
+        let (eq, body) = match vp {
+            ValPat::Any => (true, "(?:=[^&#]*)?".to_string()),
+            ValPat::Bare => (false, String::new()),
+            ValPat::Pieces(p) => {
+                self.re.push('=');
+                (false, pieces_regex(p, "&#"))
+            }
         };
-        let amp = if first { "" } else { "&" };
-        match *slot {
-            Slot::Req(name, vp) => {
-                self.re.push_str(amp);
-                self.re.push_str(&escape(name));
-                let (eq, body) = match vp {
-                    ValPat::Any => (true, "(?:=[^&#]*)?".to_string()),
-                    ValPat::Bare => (false, String::new()),
-                    ValPat::Pieces(p) => {
-                        self.re.push('=');
-                        (false, pieces_regex(p, "&#"))
-                    }
-                };
-                if self.capture && *vp != ValPat::Bare {
-                    self.group(&body);
-                    self.params.push((name.to_string(), self.groups, eq));
-                } else {
-                    self.re.push_str(&format!("(?:{body})"));
-                }
-                self.seq(rest, false)
-            }
-            Slot::Opt(name) => {
-                let one = format!("{}(?:=[^&#]*)?", escape(name));
-                if first {
-                    self.re.push_str("(?:");
-                    self.seq(rest, true)?;
-                    self.re.push_str(&format!("|{one}(?:&{one})*"));
-                    self.seq(rest, false)?;
-                    self.re.push(')');
-                    Some(())
-                } else {
-                    self.re.push_str(&format!("(?:&{one})*"));
-                    self.seq(rest, false)
-                }
-            }
-            Slot::Fill(prev, next) => {
-                let set = |v: &[Option<&str>]| -> Option<String> {
-                    let names: Vec<&str> = v.iter().flatten().copied().collect();
-                    not_named(&names)
-                };
-                let one = set(&[prev, next])?;
-                let head = set(&[prev])?;
-                let tail = set(&[next])?;
-                let some = format!("(?:{one}|{head}(?:&[^&#]*)*&{tail})");
-                if first {
-                    self.re.push_str("(?:");
-                    self.seq(rest, true)?;
-                    self.re.push('|');
-                    self.re.push_str(&some);
-                    self.seq(rest, false)?;
-                    self.re.push(')');
-                    Some(())
-                } else {
-                    self.re.push_str(&format!("(?:&{some})?"));
-                    self.seq(rest, false)
-                }
-            }
+        if self.capture && *vp != ValPat::Bare {
+            self.group(&body);
+            self.params.push((name.to_string(), self.groups, eq));
+        } else {
+            self.re.push_str(&format!("(?:{body})"));
+        }
+        Some(())
+    }
+}
+
+/// Most required parameters whose orders a regex spells out (`k!` alternatives).
+const MAX_PERMUTED: usize = 3;
+
+/// Every order of `items`, the given order first; `None` for more than [`MAX_PERMUTED`].
+///
+/// # Complexity
+/// `O(k · k!)` for `k` items.
+fn permutations<T: Copy>(items: &[T]) -> Option<Vec<Vec<T>>> {
+    if items.len() > MAX_PERMUTED {
+        return None;
+    }
+    if items.is_empty() {
+        return Some(vec![vec![]]);
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut p in permutations(&rest)? {
+            p.insert(0, first);
+            out.push(p);
         }
     }
+    Some(out)
 }
 
-/// The query slots of a rule with `rest`: fills around the anchors, in name order.
-fn rest_slots<'a>(anchors: &[(&'a str, Option<&'a ValPat>)]) -> Vec<Slot<'a>> {
-    let mut slots = vec![];
-    let mut prev = None;
-    for &(n, v) in anchors {
-        slots.push(Slot::Fill(prev, Some(n)));
-        slots.push(match v {
-            Some(v) => Slot::Req(n, v),
-            None => Slot::Opt(n),
-        });
-        prev = Some(n);
+impl Builder {
+    /// `items` once each in this order, with runs of `fill` parameters before, between and
+    /// after them; no `&` before the first parameter; at least one parameter. A fill parameter
+    /// that comes first must match `edge` (`None`: no fill parameters at all, so `items` must
+    /// not be empty).
+    fn chain_start(
+        &mut self,
+        items: &[(&str, &ValPat)],
+        fill: Option<&str>,
+        edge: &str,
+    ) -> Option<()> {
+        let Some(f) = fill else {
+            for (i, &(n, vp)) in items.iter().enumerate() {
+                self.param(n, vp, i == 0)?;
+            }
+            return (!items.is_empty()).then_some(());
+        };
+        if items.is_empty() {
+            self.re.push_str(&format!("{edge}(?:&{f})*"));
+            return Some(());
+        }
+        for (i, &(n, vp)) in items.iter().enumerate() {
+            if i == 0 {
+                self.re.push_str(&format!("(?:{edge}(?:&{f})*&)?"));
+            }
+            self.param(n, vp, i == 0)?;
+            self.re.push_str(&format!("(?:&{f})*"));
+        }
+        Some(())
     }
-    slots.push(Slot::Fill(prev, None));
-    slots
-}
 
-/// Whether every slot can match no parameter at all.
-fn nullable(slots: &[Slot]) -> bool {
-    slots.iter().all(|s| !matches!(s, Slot::Req(..)))
+    /// [`Builder::chain_start`] with the constraint at the other end: a fill parameter that
+    /// comes last must match `edge`.
+    fn chain_end(&mut self, items: &[(&str, &ValPat)], fill: &str, edge: &str) -> Option<()> {
+        if items.is_empty() {
+            self.re.push_str(&format!("(?:{fill}&)*{edge}"));
+            return Some(());
+        }
+        for (i, &(n, vp)) in items.iter().enumerate() {
+            if i == 0 {
+                self.re.push_str(&format!("(?:{fill}&)*"));
+            }
+            self.param(n, vp, i == 0)?;
+            if i + 1 < items.len() {
+                self.re.push_str(&format!("(?:&{fill})*"));
+            } else {
+                self.re.push_str(&format!("(?:(?:&{fill})*&{edge})?"));
+            }
+        }
+        Some(())
+    }
+
+    /// `items` once each, with fill runs around them, every parameter after a `&`; may match
+    /// nothing. A fill parameter that comes first must match `edge`.
+    fn tail_start(&mut self, items: &[(&str, &ValPat)], fill: &str, edge: &str) -> Option<()> {
+        self.re.push_str(&format!("(?:&{edge}(?:&{fill})*)?"));
+        for &(n, vp) in items {
+            self.param(n, vp, false)?;
+            self.re.push_str(&format!("(?:&{fill})*"));
+        }
+        Some(())
+    }
 }
 
 /// Regex and replacement of a learned rule, when expressible (see the module docs).
@@ -618,7 +639,7 @@ fn regex_form_at(rule: &Rule, host_re: &str, captured: Option<()>) -> Option<(St
         let (x, block) = if value_drop {
             let (x, vp) = (gone[0].0.as_str(), &gone[0].1);
             let mut one = Builder::new(false);
-            one.seq(&[Slot::Req(x, vp)], true)?;
+            one.param(x, vp, true)?;
             (x, one.re)
         } else if drop_only && s.optional.len() == 1 {
             let x = s.optional[0].as_str();
@@ -627,49 +648,92 @@ fn regex_form_at(rule: &Rule, host_re: &str, captured: Option<()>) -> Option<(St
         } else {
             return None;
         };
-        let k = anchors.iter().position(|a| a.0 == x)?;
-        let slots = rest_slots(&anchors);
-        // Slots 2k+1 is the dropped name's; split around it.
-        let (left, right) = (&slots[..2 * k + 1], &slots[2 * k + 2..]);
+        // The query in any order: the context parameters (kept as they are) once each, in any
+        // order and on either side of the dropped block, among other parameters — not named
+        // like an anchor, except that a dropped optional name may recur elsewhere (each run of
+        // it goes in a pass of its own, as the engine's passes would drop it at once).
+        let ctx: Vec<(&str, &ValPat)> = s
+            .required
+            .iter()
+            .filter(|(n, _)| n != x)
+            .map(|(n, v)| (n.as_str(), v))
+            .collect();
+        let names: Vec<&str> = anchors
+            .iter()
+            .map(|a| a.0)
+            .filter(|n| value_drop || *n != x)
+            .collect();
+        let f = not_named(&names)?;
+        // Beside the block, no parameter named like the dropped one: the block is a whole run.
+        let edge = if value_drop {
+            f.clone()
+        } else {
+            not_named(&[names.as_slice(), &[x]].concat())?
+        };
+        let orders = permutations(&ctx)?;
         let mut b = Builder::new(false);
-        b.re.push_str("(?:(\\?");
-        b.seq(left, true)?;
-        b.re.push_str(&format!(")&{block}("));
-        b.seq(right, false)?;
-        b.re.push(')');
-        if nullable(left) {
-            b.re.push_str(&format!("|(\\?){block}&("));
-            b.seq(right, true)?;
-            b.re.push(')');
-            if nullable(right) {
-                b.re.push_str(&format!("|\\?{block}"));
+        let mut alts: Vec<String> = Vec::new();
+        let mut n = 0;
+        // Parameters before the block (at least one), then the rest.
+        for order in &orders {
+            for j in 0..=order.len() {
+                b.re.clear();
+                b.re.push_str("(\\?");
+                b.chain_end(&order[..j], &f, &edge)?;
+                b.re.push_str(&format!(")&{block}("));
+                b.tail_start(&order[j..], &f, &edge)?;
+                b.re.push(')');
+                alts.push(std::mem::take(&mut b.re));
+                n += 2;
             }
         }
-        b.re.push(')');
-        if b.re.len() > MAX_REGEX {
+        // The block first, then at least one parameter.
+        for order in &orders {
+            b.re.clear();
+            b.re.push_str(&format!("(\\?){block}&("));
+            b.chain_start(order, Some(&f), &edge)?;
+            b.re.push(')');
+            alts.push(std::mem::take(&mut b.re));
+            n += 2;
+        }
+        // The block alone.
+        if ctx.is_empty() {
+            alts.push(format!("\\?{block}"));
+        }
+        let q = format!("(?:{})", alts.join("|"));
+        if q.len() > MAX_REGEX {
             return None;
         }
-        re.push_str(&b.re);
-        let n = if nullable(left) { 4 } else { 2 };
+        re.push_str(&q);
         for g in group + 1..=group + n {
             query_rep.push_str(&format!("${g}"));
         }
         group += n;
     } else {
-        let slots: Vec<Slot> = anchors
+        // The query in any order: each required parameter once, in any order, among any number
+        // of the optional (dropped) ones, and no other parameter.
+        let reqs: Vec<(&str, &ValPat)> =
+            anchors.iter().filter_map(|&(n, v)| Some((n, v?))).collect();
+        let opts: Vec<String> = anchors
             .iter()
-            .map(|&(n, v)| match v {
-                Some(v) => Slot::Req(n, v),
-                None => Slot::Opt(n),
-            })
+            .filter(|a| a.1.is_none())
+            .map(|a| escape(a.0))
             .collect();
+        let dropped = (!opts.is_empty()).then(|| format!("(?:{})(?:=[^&#]*)?", opts.join("|")));
         let mut b = Builder::new(true);
         b.groups = group;
-        b.re.push_str("(?:\\?");
-        b.seq(&slots, true)?;
-        b.re.push(')');
-        if nullable(&slots) {
-            b.re.push('?');
+        if !anchors.is_empty() {
+            b.re.push_str("(?:\\?(?:");
+            for (i, order) in permutations(&reqs)?.iter().enumerate() {
+                if i > 0 {
+                    b.re.push('|');
+                }
+                b.chain_start(order, dropped.as_deref(), dropped.as_deref().unwrap_or(""))?;
+            }
+            b.re.push_str("))");
+            if reqs.is_empty() {
+                b.re.push('?');
+            }
         }
         if b.re.len() > MAX_REGEX {
             return None;
@@ -872,10 +936,14 @@ mod tests {
             ((z ^ (z >> 31)) % n as u64) as usize
         };
         let mut out = vec![];
-        for _ in 0..4000 {
+        // Most URLs draw from every name; one in eight from a few, so that rules needing
+        // exactly three parameters match some.
+        let few = ["p", "q", "t", "z"];
+        for i in 0..4000 {
             let k = next(6);
+            let pool: &[&str] = if i % 8 == 0 { &few } else { &names };
             let mut pairs: Vec<String> = (0..k)
-                .map(|_| format!("{}{}", names[next(names.len())], values[next(values.len())]))
+                .map(|_| format!("{}{}", pool[next(pool.len())], values[next(values.len())]))
                 .filter(|p| !p.is_empty())
                 .collect();
             pairs.sort_by(|a, b| crate::base::param_name(a).cmp(crate::base::param_name(b)));
@@ -891,8 +959,8 @@ mod tests {
         out
     }
 
-    #[test]
-    fn regex_form_equals_engine_on_random_sorted_queries() {
+    /// Rules of every kind the regex form covers, over names that collide by prefix.
+    fn test_rules() -> Vec<Rule> {
         use ValPat::*;
         let int = || Pieces(vec![Piece::Cap(CapType::Int)]);
         let drop = |req: &[(&str, ValPat)], opt: &str| {
@@ -925,7 +993,7 @@ mod tests {
             )
         };
         let lit = |l: &str| Pieces(vec![Piece::Lit(l.into())]);
-        let rules = vec![
+        vec![
             // `mode=hybrid` goes where `t` is there (kept as it is).
             rule(
                 RuleKind::Drop,
@@ -988,7 +1056,23 @@ mod tests {
                     query: None,
                 },
             ),
-        ];
+            rule(
+                RuleKind::Template,
+                src(&[("p", Any), ("q", int()), ("t", Bare)], &["z"], false),
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: Some(vec![SegOut::Param("q".into())]),
+                    query: Some(vec![("p".into(), ValOut::Copy), ("t".into(), ValOut::Copy)]),
+                },
+            ),
+            drop(&[("p", Any), ("q", Any), ("t", Any)], "u"),
+        ]
+    }
+
+    #[test]
+    fn regex_form_equals_engine_on_random_sorted_queries() {
+        let rules = test_rules();
         let urls = urls();
         for r in &rules {
             let re = r
@@ -1008,6 +1092,103 @@ mod tests {
             }
             assert!(hits > 0, "{} never applied", r.pattern);
         }
+    }
+
+    /// The query's parameters stably sorted by name (what the base layer does).
+    fn sorted(u: &str) -> String {
+        match u.split_once('?') {
+            None => u.to_string(),
+            Some((head, q)) => {
+                let mut ps: Vec<&str> = q.split('&').collect();
+                ps.sort_by(|a, b| crate::base::param_name(a).cmp(crate::base::param_name(b)));
+                format!("{head}?{}", ps.join("&"))
+            }
+        }
+    }
+
+    #[test]
+    fn regex_form_equals_engine_whatever_the_parameter_order() {
+        // Each sorted URL with its parameters shuffled (equal names keep their relative order,
+        // which the base layer's stable sort keeps too): the regex, applied as a crawler does
+        // (again while it changes something, at most eight times), gives the engine's result on
+        // the sorted URL, once its kept parameters are sorted.
+        let mut seed: u64 = 11;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % n as u64) as usize
+        };
+        let mut shuffled = Vec::new();
+        for u in urls() {
+            let Some((head, q)) = u.split_once('?') else {
+                shuffled.push((u.clone(), u));
+                continue;
+            };
+            let mut groups: Vec<Vec<&str>> = Vec::new();
+            for p in q.split('&') {
+                match groups.last_mut() {
+                    Some(g) if crate::base::param_name(g[0]) == crate::base::param_name(p) => {
+                        g.push(p)
+                    }
+                    _ => groups.push(vec![p]),
+                }
+            }
+            let mut out = Vec::new();
+            while groups.iter().any(|g| !g.is_empty()) {
+                let live: Vec<usize> = (0..groups.len())
+                    .filter(|&i| !groups[i].is_empty())
+                    .collect();
+                let i = live[next(live.len())];
+                out.push(groups[i].remove(0));
+            }
+            shuffled.push((u.clone(), format!("{head}?{}", out.join("&"))));
+        }
+        let unsorted = shuffled.iter().filter(|(s, u)| s != u).count();
+        assert!(unsorted > 1000, "{unsorted}");
+        for r in &test_rules() {
+            let re = regex::Regex::new(r.regex.as_ref().unwrap()).unwrap();
+            let rep = r.replacement.as_ref().unwrap();
+            let (mut hits, mut moved) = (0, 0);
+            for (sorted_url, u) in &shuffled {
+                let engine = crate::normalize::apply_rule(r, sorted_url);
+                let mut via = u.clone();
+                for _ in 0..8 {
+                    let next = re.replace(&via, rep.as_str()).into_owned();
+                    if next == via {
+                        break;
+                    }
+                    via = next;
+                }
+                let via = (via != *u || re.is_match(u)).then(|| sorted(&via));
+                assert_eq!(engine, via, "{} on {u}\nregex {re}\nrep {rep}", r.pattern);
+                hits += usize::from(engine.is_some());
+                moved += usize::from(engine.is_some() && sorted_url != u);
+            }
+            assert!(
+                moved > 0,
+                "{} never applied to a shuffled query ({hits} hits)",
+                r.pattern
+            );
+        }
+    }
+
+    #[test]
+    fn permutations_table() {
+        assert_eq!(permutations::<u8>(&[]), Some(vec![vec![]]));
+        assert_eq!(permutations(&[1]), Some(vec![vec![1]]));
+        assert_eq!(
+            permutations(&[1, 2, 3]).unwrap(),
+            vec![
+                vec![1, 2, 3],
+                vec![1, 3, 2],
+                vec![2, 1, 3],
+                vec![2, 3, 1],
+                vec![3, 1, 2],
+                vec![3, 2, 1]
+            ]
+        );
+        assert_eq!(permutations(&[1, 2, 3, 4]), None);
     }
 
     #[test]

@@ -21,12 +21,14 @@
 #![deny(missing_docs)]
 
 // The engine's modules, under the paths these modules name them by.
-use dedust_core::__private::{error, javaregex, model, normalize, render, rulefile, url_parts};
+use dedust_core::__private::{
+    error, javaregex, judge, model, normalize, render, rulefile, url_parts,
+};
 
 pub mod export;
 pub mod import;
 pub mod lists;
 
-pub use export::{export, Export, ExportOptions, Format as ExportFormat, Skipped};
+pub use export::{export, Export, ExportOptions, Filter, Format as ExportFormat, Skipped};
 pub use import::import_nutch;
 pub use lists::{import_clearurls, import_dud, import_robots, ListImport};
