@@ -9,7 +9,12 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     let t = std::time::Instant::now();
     let (pages, skipped) = super::read_pages_counted(&a.pages)?;
     let read = t.elapsed();
-    let feats = dedust::cluster::page_features(&pages, &dedust::tdw::Weights::default());
+    let bars = super::Bars::new();
+    let feats =
+        dedust::cluster::page_features_with(&pages, &dedust::tdw::Weights::default(), &|| {
+            bars.step("features", pages.len())
+        });
+    bars.finish();
     let parsed = t.elapsed();
     let (clusters, stats) = dedust::cluster::clusters_from_features(&pages, &feats, &opts);
     let joined = t.elapsed() - parsed;

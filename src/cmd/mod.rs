@@ -379,3 +379,54 @@ pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page
     }
     Ok((pages, rep.skipped))
 }
+
+/// Progress bars for a library's stages, on stderr: one bar per stage, replaced when the stage
+/// changes. Nothing with `-q` or when stderr is not a terminal. Safe to call from worker
+/// threads (the libraries report one finished step at a time).
+pub struct Bars {
+    on: bool,
+    cur: std::sync::Mutex<Option<(&'static str, indicatif::ProgressBar)>>,
+}
+
+impl Bars {
+    pub fn new() -> Bars {
+        use std::io::IsTerminal;
+        Bars {
+            on: !quiet() && std::io::stderr().is_terminal(),
+            cur: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// One more step of `stage` (of `total`) is done.
+    pub fn step(&self, stage: &'static str, total: usize) {
+        if !self.on {
+            return;
+        }
+        let mut cur = self.cur.lock().expect("progress bar");
+        if cur.as_ref().is_none_or(|(s, _)| *s != stage) {
+            if let Some((_, b)) = cur.take() {
+                b.finish_and_clear();
+            }
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {msg:10} [{bar:40}] {pos}/{len} ({eta})",
+                )
+                .expect("template")
+                .progress_chars("=> "),
+            );
+            b.set_message(stage);
+            *cur = Some((stage, b));
+        }
+        if let Some((_, b)) = cur.as_ref() {
+            b.inc(1);
+        }
+    }
+
+    /// Clear the last bar.
+    pub fn finish(&self) {
+        if let Some((_, b)) = self.cur.lock().expect("progress bar").take() {
+            b.finish_and_clear();
+        }
+    }
+}

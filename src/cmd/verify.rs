@@ -17,7 +17,11 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     let (rules, revoked, base_settings) = super::load_rule_sets(&a.rules)?;
     let pages = super::read_pages(&a.pages)?;
     let base = a.base.options();
-    let checks = dedust::verify::verify_rules(&rules, &pages, &base, &opts);
+    let bars = super::Bars::new();
+    let checks = dedust::verify::verify_rules_with(&rules, &pages, &base, &opts, &|s, n| {
+        bars.step(s.name(), n)
+    });
+    bars.finish();
     let mut report =
         String::from("id\tpairs\tconfirmed\trefuted\trefuted_share\tpattern\ttarget\n");
     for (r, c) in rules.iter().zip(&checks) {

@@ -38,9 +38,29 @@ impl Dsu {
 
 /// Features of every page, in parallel.
 pub fn page_features(pages: &[Page], w: &Weights) -> Vec<Features> {
+    page_features_with(pages, w, &|| {})
+}
+
+/// [`page_features`], calling `done` once per page whose features are extracted (from the
+/// worker threads; for a progress bar).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let pages = vec![dedust_content::Page { url: "https://h.org/a".into(), html: "<p>one</p>".into(), origin: "x".into() }];
+/// let n = AtomicUsize::new(0);
+/// let f = dedust_content::cluster::page_features_with(&pages, &Default::default(), &|| {
+///     n.fetch_add(1, Ordering::Relaxed);
+/// });
+/// assert_eq!((f.len(), n.into_inner()), (1, 1));
+/// ```
+pub fn page_features_with(pages: &[Page], w: &Weights, done: &(dyn Fn() + Sync)) -> Vec<Features> {
     pages
         .par_iter()
-        .map(|p| features(&p.url, &p.html, w))
+        .map(|p| {
+            let f = features(&p.url, &p.html, w);
+            done();
+            f
+        })
         .collect()
 }
 

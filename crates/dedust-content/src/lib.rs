@@ -31,4 +31,4 @@ pub mod verify;
 
 pub use cluster::{cluster_pages, pair_agreement};
 pub use pages::{read_pages, Page, PagesReport};
-pub use verify::{verify_rules, RuleCheck};
+pub use verify::{verify_rules, verify_rules_with, RuleCheck, VerifyStage};

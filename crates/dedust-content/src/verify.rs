@@ -60,6 +60,39 @@ pub fn verify_rules(
     base: &BaseOptions,
     o: &SimOptions,
 ) -> Vec<RuleCheck> {
+    verify_rules_with(rules, pages, base, o, &|_, _| {})
+}
+
+/// What [`verify_rules_with`] reports one step of: a page's features extracted, a rule's
+/// merges checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VerifyStage {
+    /// Features of one distinct page (of the total given with it).
+    Features,
+    /// The merges of one rule.
+    Rules,
+}
+
+impl VerifyStage {
+    /// A short label (`features`, `rules`).
+    pub fn name(self) -> &'static str {
+        match self {
+            VerifyStage::Features => "features",
+            VerifyStage::Rules => "rules",
+        }
+    }
+}
+
+/// [`verify_rules`], calling `done(stage, total)` once per finished step (from the worker
+/// threads; for a progress bar): every page's features first, then every rule.
+pub fn verify_rules_with(
+    rules: &[Rule],
+    pages: &[Page],
+    base: &BaseOptions,
+    o: &SimOptions,
+    done: &(dyn Fn(VerifyStage, usize) + Sync),
+) -> Vec<RuleCheck> {
     // One capture per base-normalized URL.
     let mut by_url: BTreeMap<String, usize> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
@@ -71,10 +104,9 @@ pub fn verify_rules(
     let feats: HashMap<usize, crate::tdw::Features> = urls
         .par_iter()
         .map(|(_, i)| {
-            (
-                *i,
-                features(&pages[*i].url, &pages[*i].html, &Weights::default()),
-            )
+            let f = features(&pages[*i].url, &pages[*i].html, &Weights::default());
+            done(VerifyStage::Features, urls.len());
+            (*i, f)
         })
         .collect();
     rules
@@ -106,6 +138,7 @@ pub fn verify_rules(
                     }
                 }
             }
+            done(VerifyStage::Rules, rules.len());
             check
         })
         .collect()
@@ -164,6 +197,52 @@ pub fn revocation(r: &Rule, c: &RuleCheck, max_refuted: f64) -> Revocation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_counts_every_page_then_every_rule() {
+        use std::sync::Mutex;
+        let page = |u: &str, t: &str| Page {
+            url: u.into(),
+            html: format!("<p>{t}</p>"),
+            origin: "t".into(),
+        };
+        let pages = vec![
+            page("https://www.a.org/x", "one two three"),
+            page("https://a.org/x", "one two three"),
+            page("https://a.org/y", "four five six"),
+            // The same URL twice: one distinct page.
+            page("https://a.org/y", "four five six"),
+        ];
+        let rules = vec![
+            crate::model::convention_rule(crate::model::Convention::StripWww),
+            crate::javaregex::regex_rule("/y$", "/x", "t").unwrap(),
+        ];
+        let seen = Mutex::new(Vec::new());
+        let checks = verify_rules_with(
+            &rules,
+            &pages,
+            &Default::default(),
+            &Default::default(),
+            &|s, n| seen.lock().unwrap().push((s, n)),
+        );
+        let seen = seen.into_inner().unwrap();
+        let f = seen
+            .iter()
+            .filter(|s| **s == (VerifyStage::Features, 3))
+            .count();
+        let r = seen
+            .iter()
+            .filter(|s| **s == (VerifyStage::Rules, 2))
+            .count();
+        assert_eq!((f, r, seen.len()), (3, 2, 5), "{seen:?}");
+        // Features come first, and the result is what verify_rules gives.
+        assert!(seen[..3].iter().all(|s| s.0 == VerifyStage::Features));
+        assert_eq!(
+            checks,
+            verify_rules(&rules, &pages, &Default::default(), &Default::default())
+        );
+        assert_eq!((checks[0].confirmed, checks[1].refuted), (1, 1));
+    }
 
     #[test]
     fn revocation_table() {
