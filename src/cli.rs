@@ -341,6 +341,10 @@ pub struct VerifyArgs {
     /// Where --prune or --revoke writes the rule file.
     #[arg(short, long)]
     pub output: Option<String>,
+    /// The per-rule report as JSON (an array of {id, pattern, target, pairs, confirmed,
+    /// refuted, refuted_share}) instead of TSV.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -467,6 +471,10 @@ pub struct ValidateArgs {
     /// Write the kept rules here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
+    /// Print the per-rule report (support, fp, fpr, kept) and the summary as JSON on stdout
+    /// (needs -o for the rules).
+    #[arg(long, requires = "output")]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -87,3 +87,40 @@ fn forum_trap_rules_are_rejected() {
     assert_ne!(out[0], out[1]);
     assert_ne!(out[2], out[3]);
 }
+
+#[test]
+fn json_report_lists_every_rule_with_its_numbers_and_verdict() {
+    let t = TempDir::new("validate-json");
+    let kept = t.path("kept.json");
+    let demo = "datasets/demo/clusters.tsv";
+    let all = t.path("all.json");
+    assert!(
+        dedust(&["learn", demo, "-q", "--no-validate", "-o", &all], b"")
+            .status
+            .success()
+    );
+    let o = dedust(
+        &[
+            "validate", "-r", &all, "--truth", demo, "-o", &kept, "--json", "-q",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = v["rules"].as_array().unwrap();
+    let file = dedust::RuleFile::parse(&std::fs::read_to_string(&kept).unwrap(), "k").unwrap();
+    assert_eq!(rows.len() as u64, v["candidates"].as_u64().unwrap());
+    // "kept" marks exactly the rules written out, and every row carries its numbers.
+    let marked = rows.iter().filter(|r| r["kept"] == true).count();
+    assert_eq!(marked, file.rules.len());
+    assert_eq!(marked as u64, v["kept"].as_u64().unwrap());
+    assert!(marked < rows.len(), "some candidates are rejected");
+    for r in rows {
+        let (s, f) = (r["support"].as_u64().unwrap(), r["fp"].as_u64().unwrap());
+        assert!(f <= s, "{r}");
+    }
+    // --json prints the report on stdout, so the rules need -o.
+    let o = dedust(&["validate", "-r", &all, "--truth", demo, "--json"], b"");
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -361,3 +361,32 @@ fn a_cross_host_rule_refuted_on_one_site_is_excepted_there() {
     assert_eq!(after.rules[0].except, vec!["b.org".to_string()]);
     assert!(stderr(&o).contains("excepted on b.org"), "{}", stderr(&o));
 }
+
+#[test]
+fn json_report_has_one_object_per_rule() {
+    let t = TempDir::new("verify-json");
+    let dir = t.path("s");
+    assert!(dedust(
+        &["synth", "--sites", "2", "--pages", "30", "--html", "-q", "-o", &dir],
+        b""
+    )
+    .status
+    .success());
+    let pages = format!("{dir}/pages.jsonl.gz");
+    let args = ["verify", "-r", "rules/demo.json", "--pages", &pages, "-q"];
+    let tsv = stdout(&dedust(&args, b""));
+    let o = dedust(&[&args[..], &["--json"]].concat(), b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = v.as_array().unwrap();
+    // The same rows as the TSV report, in the same order, with the same counts.
+    let lines: Vec<&str> = tsv.lines().skip(1).collect();
+    assert_eq!(rows.len(), lines.len());
+    for (r, l) in rows.iter().zip(&lines) {
+        let cells: Vec<&str> = l.split('\t').collect();
+        assert_eq!(r["id"], cells[0]);
+        assert_eq!(r["pairs"].to_string(), cells[1]);
+        assert_eq!(r["refuted"].to_string(), cells[3]);
+    }
+    assert!(rows.iter().any(|r| r["pairs"].as_u64().unwrap() > 0));
+}

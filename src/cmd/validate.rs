@@ -16,9 +16,13 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         r.except.clear();
     }
     let stats = dedust::validate::rule_stats_and_sites(&mut rules, &data, &[]);
+    let mut rows = Vec::new();
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
-        info!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
+        if !a.json {
+            info!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
+        }
+        rows.push((r.id.clone(), r.pattern.clone(), *s, *f, fpr));
     }
     let opts = a.validate.options();
     let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
@@ -32,6 +36,27 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         Some(dedust::ValidationSettings::from(&opts)),
     );
     super::write_out(a.output.as_deref(), &file.to_json())?;
+    if a.json {
+        let kept: std::collections::HashSet<&str> =
+            file.rules.iter().map(|r| r.id.as_str()).collect();
+        let v = serde_json::json!({
+            "urls": data.len(),
+            "rejected_by_base": bad,
+            "rules": rows.iter().map(|(id, pattern, s, f, fpr)| serde_json::json!({
+                "id": id, "pattern": pattern, "support": s, "fp": f, "fpr": fpr,
+                "kept": kept.contains(id.as_str()),
+            })).collect::<Vec<_>>(),
+            "candidates": rep.candidates,
+            "kept": rep.kept,
+            "rejected": {
+                "low_support": rep.low_support,
+                "high_fpr": rep.high_fpr,
+                "conflicts": rep.conflicts,
+                "not_idempotent": rep.not_idempotent,
+            },
+        });
+        super::write_out(None, &(serde_json::to_string_pretty(&v)? + "\n"))?;
+    }
     info!(
         "validate: {} URLs ({} rejected by the base layer); {} rules → {} kept (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
         data.len(),

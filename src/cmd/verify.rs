@@ -24,7 +24,21 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     bars.finish();
     let mut report =
         String::from("id\tpairs\tconfirmed\trefuted\trefuted_share\tpattern\ttarget\n");
-    for (r, c) in rules.iter().zip(&checks) {
+    if a.json {
+        let rows: Vec<serde_json::Value> = rules
+            .iter()
+            .zip(&checks)
+            .map(|(r, c)| {
+                serde_json::json!({
+                    "id": r.id, "pattern": r.pattern, "target": r.target, "pairs": c.pairs,
+                    "confirmed": c.confirmed, "refuted": c.refuted,
+                    "refuted_share": c.refuted_share(),
+                })
+            })
+            .collect();
+        report = serde_json::to_string_pretty(&rows)? + "\n";
+    }
+    for (r, c) in rules.iter().zip(&checks).filter(|_| !a.json) {
         report.push_str(&format!(
             "{}\t{}\t{}\t{}\t{:.3}\t{}\t{}\n",
             r.id,
