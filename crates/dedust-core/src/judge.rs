@@ -108,7 +108,8 @@ pub enum Verdict {
 }
 
 /// Whether a rule maps varying values to one fixed URL (many → one): its source captures a value
-/// or drops parameters, and its target copies nothing from the source.
+/// or drops parameters, and its target copies nothing from the source; or it replaces one id by
+/// another (a captured parameter value written out as one literal), whatever else it copies.
 ///
 /// ```
 /// use dedust_core::{CapType, Piece, SegOut, Source, Target, ValPat};
@@ -123,7 +124,17 @@ pub enum Verdict {
 ///     rest: false,
 /// };
 /// let target = Target { scheme: None, host: None, path: Some(vec![SegOut::Lit("login.php".into())]), query: Some(vec![]) };
-/// assert!(is_collapse(&Rule::new(RuleKind::Template, source, target)));
+/// assert!(is_collapse(&Rule::new(RuleKind::Template, source.clone(), target)));
+/// // `m.php?u={int}&v={int}` → `m.php?u={u}&v=7`: `v` replaced by one literal, `u` copied.
+/// let mut two = source.clone();
+/// two.required.push(("v".into(), ValPat::Pieces(vec![Piece::Cap(CapType::Int)])));
+/// let copy_u = |v: dedust_core::ValOut| Target {
+///     scheme: None, host: None, path: None,
+///     query: Some(vec![("u".into(), dedust_core::ValOut::Copy), ("v".into(), v)]),
+/// };
+/// assert!(is_collapse(&Rule::new(RuleKind::Template, two.clone(), copy_u(dedust_core::ValOut::Lit("7".into())))));
+/// // Both copied: not many → one.
+/// assert!(!is_collapse(&Rule::new(RuleKind::Template, two, copy_u(dedust_core::ValOut::Copy))));
 /// ```
 pub fn is_collapse(r: &Rule) -> bool {
     use crate::model::{Piece, SegOut, ValOut};
@@ -149,7 +160,17 @@ pub fn is_collapse(r: &Rule) -> bool {
         q.iter()
             .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
     }) || s.rest;
-    captures && !copies
+    // One id replaced by another: a parameter whose source value is captured (varies) and whose
+    // output value is one literal (`newreply.php?noquote=1&p={int}` → `…&p=12713419`), even
+    // when the rule copies other values.
+    let replaces_id = s.required.iter().any(|(n, v)| {
+        matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_))))
+            && o.query
+                .iter()
+                .flatten()
+                .any(|(m, out)| m == n && matches!(out, ValOut::Lit(_)))
+    });
+    (captures && !copies) || replaces_id
 }
 
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
