@@ -49,8 +49,8 @@ pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
 pub use metrics::{compare, mean, Comparison, Metrics};
 pub use normalize::{apply_rule, Normalized, Normalizer};
 pub use pipeline::{
-    cross_validate, experiment, learn, learn_owned, Experiment, Holdout, LearnConfig, LearnOutput,
-    Stage,
+    cross_validate, cross_validate_with, experiment, experiment_with, learn, learn_owned,
+    Experiment, Holdout, LearnConfig, LearnOutput, Stage,
 };
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
 pub use rules::{

@@ -453,13 +453,18 @@ fn login_walls_are_exported_as_url_filters_not_rewrites() {
         .map(|r| regex::Regex::new(r).unwrap())
         .collect();
     let mut rejected = 0;
+    let mut pages = std::collections::BTreeSet::new();
     for (u, k) in base.lines().zip(keys.lines()) {
         if res.iter().any(|r| r.is_match(u)) {
             rejected += 1;
-            assert!(k.ends_with("showthread.php?t=42918"), "{u} → {k}");
+            pages.insert(k.to_string());
         }
     }
+    // Many → one: the rejected URLs all lead to a couple of pages (the wall, and the reply
+    // form's own wall page).
     assert!(rejected > 100, "{rejected}");
+    assert!(pages.len() <= 3, "{pages:?}");
+    assert!(pages.iter().any(|p| p.ends_with("showthread.php?t=42918")));
     // Without --filters the export says what it left out.
     let o = dedust(&["export", "-r", &rules, "--to", "nutch"], b"");
     assert!(stderr(&o).contains("--filters FILE"), "{}", stderr(&o));

@@ -40,3 +40,79 @@ fn report_is_self_contained_html() {
         "no external resources"
     );
 }
+
+/// Run `cmd` to its end or for at most `secs` seconds (then kill it); `true` when it exited 0.
+fn run_bounded(mut cmd: std::process::Command, secs: u64) -> bool {
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the browser");
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st.success();
+        }
+        if start.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn report_renders_in_headless_chromium() {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        eprintln!("SKIP: no chromium on PATH; the report's browser check needs one");
+        return;
+    };
+    let t = TempDir::new("report-browser");
+    let html = t.path("r.html");
+    let o = dedust(
+        &[
+            "report",
+            "--truth",
+            "datasets/demo/clusters.tsv",
+            "-q",
+            "-o",
+            &html,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let png = t.path("r.png");
+    let mut cmd = std::process::Command::new(browser);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1000,1400",
+    ])
+    .arg(format!("--user-data-dir={}", t.path("profile")))
+    .arg(format!("--screenshot={png}"))
+    .arg(format!("file://{html}"));
+    assert!(run_bounded(cmd, 90), "{browser} did not render the report");
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    // A blank 1000×1400 page compresses to a few KB; the curve, tables and text take more.
+    assert!(
+        bytes.len() > 20_000,
+        "{} bytes: the page looks empty",
+        bytes.len()
+    );
+    eprintln!("report screenshot: {} bytes ({browser})", bytes.len());
+}

@@ -49,7 +49,16 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             vec![],
         )
     } else if let Some(k) = a.folds {
-        let ex = dedust::cross_validate(&clusters, &cfg, a.split, k, a.seed);
+        let bars = super::Bars::new();
+        let ex = dedust::cross_validate_with(&clusters, &cfg, a.split, k, a.seed, &|i, s, d, t| {
+            bars.at(
+                (i, s as usize),
+                &format!("fold {}/{k} {}", i + 1, super::learn::stage_name(s)),
+                d,
+                t,
+            )
+        });
+        bars.finish();
         let folds: Vec<Comparison> = ex.iter().map(|e| e.comparison.clone()).collect();
         let mean = |f: &dyn Fn(&Comparison) -> Metrics| {
             dedust::mean(&folds.iter().map(f).collect::<Vec<_>>())
@@ -74,7 +83,11 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
     } else {
         let f = a.test_fraction.clamp(0.0, 1.0);
         let parts = dedust::split_clusters(&clusters, a.split, &[1.0 - f, f], a.seed);
-        let ex = dedust::experiment(&parts[0], &parts[1], &cfg);
+        let bars = super::Bars::new();
+        let ex = dedust::experiment_with(&parts[0], &parts[1], &cfg, &|s, d, t| {
+            bars.at((0, s as usize), super::learn::stage_name(s), d, t)
+        });
+        bars.finish();
         if let Some(dir) = &a.save {
             save(dir, &ex.file, &parts)?;
         }

@@ -40,12 +40,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     } else {
         None
     };
-    let name = |s: Stage| match s {
-        Stage::Prepare => "normalizing",
-        Stage::Align => "aligning",
-        Stage::Validate => "validating",
-        Stage::Select => "selecting",
-    };
+    let name = stage_name;
     let out = dedust::learn_owned(clusters, &cfg, &|stage, done, total| {
         // Callbacks come from worker threads: one at a time, and a late report of a finished
         // stage never moves the bar back (it once drew `validating 650158/6218`).
@@ -149,4 +144,14 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// The label of a learning stage in progress bars and `-v` timings.
+pub fn stage_name(s: Stage) -> &'static str {
+    match s {
+        Stage::Prepare => "normalizing",
+        Stage::Align => "aligning",
+        Stage::Validate => "validating",
+        Stage::Select => "selecting",
+    }
 }

@@ -386,6 +386,8 @@ pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page
 pub struct Bars {
     on: bool,
     cur: std::sync::Mutex<Option<(&'static str, indicatif::ProgressBar)>>,
+    /// The stage [`Bars::at`] shows.
+    key: std::sync::Mutex<Option<(usize, usize)>>,
 }
 
 impl Bars {
@@ -394,6 +396,7 @@ impl Bars {
         Bars {
             on: !quiet() && std::io::stderr().is_terminal(),
             cur: std::sync::Mutex::new(None),
+            key: std::sync::Mutex::new(None),
         }
     }
 
@@ -420,6 +423,39 @@ impl Bars {
         }
         if let Some((_, b)) = cur.as_ref() {
             b.inc(1);
+        }
+    }
+
+    /// `done` of `total` steps of the stage ordered by `key` (labelled `label`), for libraries
+    /// that report counts so far. A report for a stage before the current one (a late report
+    /// from a worker) is ignored; a later stage replaces the bar.
+    pub fn at(&self, key: (usize, usize), label: &str, done: usize, total: usize) {
+        if !self.on {
+            return;
+        }
+        let mut k = self.key.lock().expect("progress key");
+        if k.is_some_and(|cur| key < cur) {
+            return;
+        }
+        let mut cur = self.cur.lock().expect("progress bar");
+        if *k != Some(key) {
+            *k = Some(key);
+            if let Some((_, b)) = cur.take() {
+                b.finish_and_clear();
+            }
+            let b = indicatif::ProgressBar::new(total as u64);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {msg:18} [{bar:40}] {pos}/{len} ({eta})",
+                )
+                .expect("template")
+                .progress_chars("=> "),
+            );
+            b.set_message(label.to_string());
+            *cur = Some(("", b));
+        }
+        if let Some((_, b)) = cur.as_ref() {
+            b.set_position(done.min(total) as u64);
         }
     }
 

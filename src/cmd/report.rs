@@ -37,13 +37,18 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     }
     let mut sweep = Vec::new();
     let mut chosen = None;
-    for &t in &thresholds {
-        let ex = dedust::experiment(&parts[0], &parts[1], &cfg(t));
+    let bars = super::Bars::new();
+    for (i, &t) in thresholds.iter().enumerate() {
+        let label = |s| format!("max-fpr {t} {}", super::learn::stage_name(s));
+        let ex = dedust::experiment_with(&parts[0], &parts[1], &cfg(t), &|s, d, n| {
+            bars.at((i, s as usize), &label(s), d, n)
+        });
         sweep.push((t, ex.comparison.rules));
         if (t - a.validate.max_fpr).abs() < 1e-12 {
             chosen = Some(ex);
         }
     }
+    bars.finish();
     let chosen = chosen.expect("chosen threshold is in the sweep");
     let data = ReportData {
         title: a.truth.clone(),

@@ -51,8 +51,8 @@ pub use dedust_core::{BaseOptions, Rule, RuleFile};
 pub use input::{read_clusters, read_clusters_from, InputFormat, ReadReport};
 pub use metrics::{compare, mean, metrics, Comparison, Metrics};
 pub use pipeline::{
-    cross_validate, experiment, learn, learn_owned, Experiment, Holdout, LearnConfig, LearnOutput,
-    Stage,
+    cross_validate, cross_validate_with, experiment, experiment_with, learn, learn_owned,
+    Experiment, Holdout, LearnConfig, LearnOutput, Stage,
 };
 pub use rules::{learn_candidates, Cluster, LearnOptions, LearnStats};
 pub use tokenize::{tokenize, Token, TokenKind, Tokens};

@@ -222,7 +222,17 @@ pub struct Experiment {
 
 /// Learn on `train` and compare on `test`.
 pub fn experiment(train: &[Cluster], test: &[Cluster], cfg: &LearnConfig) -> Experiment {
-    let out = learn(train, cfg, &|_, _, _| {});
+    experiment_with(train, test, cfg, &|_, _, _| {})
+}
+
+/// [`experiment`], reporting the learning's progress as [`learn`] does.
+pub fn experiment_with(
+    train: &[Cluster],
+    test: &[Cluster],
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> Experiment {
+    let out = learn(train, cfg, progress);
     let comparison =
         crate::metrics::compare_seen(test, out.file.rules.clone(), &cfg.learn.base, train);
     Experiment {
@@ -247,6 +257,19 @@ pub fn cross_validate(
     folds: usize,
     seed: u64,
 ) -> Vec<Experiment> {
+    cross_validate_with(clusters, cfg, mode, folds, seed, &|_, _, _, _| {})
+}
+
+/// [`cross_validate`], reporting each fold's learning as [`learn`] does, with the fold's index
+/// first: `progress(fold, stage, done, total)`.
+pub fn cross_validate_with(
+    clusters: &[Cluster],
+    cfg: &LearnConfig,
+    mode: SplitMode,
+    folds: usize,
+    seed: u64,
+    progress: &(dyn Fn(usize, Stage, usize, usize) + Sync),
+) -> Vec<Experiment> {
     let k = folds.max(2);
     let parts = split_clusters(clusters, mode, &vec![1.0 / k as f64; k], seed);
     (0..k)
@@ -257,7 +280,7 @@ pub fn cross_validate(
                 .filter(|(j, _)| *j != i)
                 .flat_map(|(_, p)| p.iter().cloned())
                 .collect();
-            experiment(&train, &parts[i], cfg)
+            experiment_with(&train, &parts[i], cfg, &|s, d, t| progress(i, s, d, t))
         })
         .collect()
 }
