@@ -66,8 +66,8 @@ SIBLINGS = {
     "dedust-content": {"dedust-core", "dedust-io"},
     "dedust-interop": {"dedust-core"},
     "dedust-learn": {"dedust-core", "dedust-io"},
-    # The Python extension module (python/): the engine only.
-    "dedust-python": {"dedust-core"},
+    # The Python extension module (python/): the engine, and the learner for `dedust.learn`.
+    "dedust-python": {"dedust-core", "dedust-learn"},
 }
 BINARY_ONLY = {"clap", "anyhow", "indicatif", "mimalloc"}
 import json

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 class RuleFileError(ValueError):
     """A rule file that cannot be used; the message names the file (and line)."""
@@ -24,3 +24,18 @@ class Normalizer:
     def explain(self, url: str) -> Tuple[str, Optional[str]]:
         """``(canonical, id of the rule that last changed it, or None)``."""
     def __len__(self) -> int: ...
+
+def learn(
+    clusters: Union[Mapping[object, Iterable[str]], Iterable[Tuple[object, str]]],
+    *,
+    validate: bool = True,
+    min_support: int = 2,
+    max_fpr: float = 0.15,
+    min_sites: int = 2,
+    min_collapse: int = 10,
+    keep_fragment: bool = False,
+    keep_query_order: bool = False,
+    allow_cross_site: bool = False,
+) -> str:
+    """Learn a rule file (JSON text) from duplicate clusters, as ``dedust learn`` does:
+    ``{cluster: [urls]}`` or ``(cluster, url)`` pairs. Runs without the GIL."""

@@ -1,7 +1,10 @@
-//! `dedust._dedust` — the dedust engine (`dedust-core`) as a Python extension module.
+//! `dedust._dedust` — the dedust engine (`dedust-core`) and learner (`dedust-learn`) as a Python
+//! extension module.
 //!
-//! In: rule files (paths) and URLs as Python `str`. Out: canonical URLs, the id of the rule that
-//! last changed one, and Python exceptions for files that cannot be used. Invariants: for a
+//! In: rule files (paths) and URLs as Python `str`; for `learn`, duplicate clusters. Out:
+//! canonical URLs, the id of the rule that last changed one, a learned rule file (JSON text, what
+//! `dedust learn` writes for the same clusters and options), and Python exceptions for files
+//! that cannot be used. Invariants: for a
 //! string that is one line (no `\r` or `\n`, at most 1 MiB) the output of `normalize` /
 //! `normalize_many` is byte for byte what `dedust normalize` writes for that line with the same
 //! rule files (a string that is no usable URL, or has no UTF-8 form, comes back unchanged, as
@@ -13,9 +16,9 @@
 use dedust_core::LineStatus;
 use dedust_core::{BaseOptions, Error, Normalizer as Engine, RuleFile};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 create_exception!(
@@ -153,11 +156,110 @@ impl Normalizer {
     }
 }
 
+/// `(cluster, url)` rows from what Python gives `learn`: a mapping `{cluster: [urls]}`, or an
+/// iterable of `(cluster, url)` pairs (cluster ids are read with `str()`).
+fn rows_of(clusters: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    let mut rows = Vec::new();
+    if let Ok(d) = clusters.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let id = k.str()?.to_string();
+            for u in v.try_iter()? {
+                rows.push((id.clone(), u?.extract::<String>()?));
+            }
+        }
+        return Ok(rows);
+    }
+    for item in clusters.try_iter()? {
+        let item = item?;
+        let (id, url): (Bound<'_, PyAny>, String) = item.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "learn takes a mapping {{cluster: [urls]}} or (cluster, url) pairs, got an item {}",
+                item.repr()
+                    .map_or_else(|_| "?".to_string(), |r| r.to_string())
+            ))
+        })?;
+        rows.push((id.str()?.to_string(), url));
+    }
+    Ok(rows)
+}
+
+/// Learn a rule file from duplicate clusters, as `dedust learn` does; returns the rule file
+/// (JSON text) for `Normalizer.from_file` once written, or `dedust export`. Runs without the
+/// GIL.
+#[pyfunction]
+#[pyo3(signature = (
+    clusters, *, validate = true, min_support = 2, max_fpr = 0.15, min_sites = 2,
+    min_collapse = 10, keep_fragment = false, keep_query_order = false, allow_cross_site = false
+))]
+#[allow(clippy::too_many_arguments)]
+fn learn(
+    py: Python<'_>,
+    clusters: &Bound<'_, PyAny>,
+    validate: bool,
+    min_support: usize,
+    max_fpr: f64,
+    min_sites: usize,
+    min_collapse: usize,
+    keep_fragment: bool,
+    keep_query_order: bool,
+    allow_cross_site: bool,
+) -> PyResult<String> {
+    if !(0.0..=1.0).contains(&max_fpr) {
+        return Err(PyValueError::new_err(format!(
+            "max_fpr must be a share between 0 and 1, got {max_fpr}"
+        )));
+    }
+    if min_support == 0 || min_sites == 0 || min_collapse == 0 {
+        return Err(PyValueError::new_err(
+            "min_support, min_sites and min_collapse must be at least 1",
+        ));
+    }
+    let rows = rows_of(clusters)?;
+    let base = BaseOptions {
+        keep_fragment,
+        keep_query_order,
+    };
+    let cfg = dedust_learn::LearnConfig {
+        learn: dedust_learn::LearnOptions {
+            base,
+            allow_cross_site,
+            ..Default::default()
+        },
+        validate: validate.then_some(dedust_core::ValidateOptions {
+            min_support,
+            max_fpr,
+            min_sites,
+            min_collapse,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    // The learning date as `dedust learn` writes it (SOURCE_DATE_EPOCH for reproducible files).
+    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) => v.trim().parse::<u64>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "SOURCE_DATE_EPOCH must be seconds since 1970 (got {v:?})"
+            ))
+        })?,
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    };
+    let at = dedust_core::__private::rulefile::rfc3339(secs);
+    Ok(py.detach(move || {
+        let clusters = dedust_learn::input::rows_to_clusters(&rows);
+        let mut out = dedust_learn::learn_owned(clusters, &cfg, &|_, _, _| {});
+        out.file.stamp_learned(&at, &["python".to_string()]);
+        out.file.to_json()
+    }))
+}
+
 /// The dedust engine in process: `Normalizer.from_file(path)`, `.normalize(url)`,
-/// `.normalize_many(urls)`, `.explain(url)`.
+/// `.normalize_many(urls)`, `.explain(url)`; `learn(clusters)` writes a rule file.
 #[pymodule]
 fn _dedust(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Normalizer>()?;
+    m.add_function(wrap_pyfunction!(learn, m)?)?;
     m.add("RuleFileError", m.py().get_type::<RuleFileError>())?;
     Ok(())
 }

@@ -125,3 +125,43 @@ def test_paths_and_pickling(tmp_path):
     bad.write_bytes(b'{"version": 1, "rules": [], "x": "\xe9"}')
     with pytest.raises(dedust.RuleFileError, match="latin1.json"):
         dedust.Normalizer.from_file(str(bad))
+
+
+def test_learn_gives_the_rules_the_cli_learns(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795478400")
+    demo = ROOT / "datasets" / "demo" / "clusters.tsv"
+    rows = [l.split("\t") for l in demo.read_text().splitlines()[1:]]
+    text = dedust.learn([(c, u) for c, u in rows])
+    out = tmp_path / "cli.json"
+    run("learn", str(demo), "-o", str(out))  # SOURCE_DATE_EPOCH set above
+    got, want = json.loads(text), json.loads(out.read_text())
+    assert len(got["rules"]) == len(want["rules"]) > 5
+    # The same rules in the same order; only the input's name in `learned.from` differs.
+    for g, w in zip(got["rules"], want["rules"]):
+        assert g["learned"]["from"] == ["python"]
+        g.pop("learned"), w.pop("learned")
+        assert g == w
+    # A mapping works too, and the file loads into a Normalizer.
+    by_cluster = {}
+    for c, u in rows:
+        by_cluster.setdefault(c, []).append(u)
+    assert json.loads(dedust.learn(by_cluster))["rules"] == json.loads(text)["rules"]
+    path = tmp_path / "py.json"
+    path.write_text(text)
+    n = dedust.Normalizer.from_file(path)
+    assert n.normalize("http://forum0.example/showthread.php?t=7&sessionid=ab12cd") != (
+        "http://forum0.example/showthread.php?t=7&sessionid=ab12cd"
+    )
+
+
+def test_learn_rejects_bad_input():
+    with pytest.raises(TypeError, match="cluster, url"):
+        dedust.learn([("c1", "https://h.org/a", "extra")])
+    with pytest.raises(TypeError):
+        dedust.learn([("c1", 5)])
+    with pytest.raises(ValueError, match="max_fpr"):
+        dedust.learn([], max_fpr=2.0)
+    with pytest.raises(ValueError, match="min_support"):
+        dedust.learn([], min_support=0)
+    # Nothing to learn from: an empty rule file, not an error.
+    assert json.loads(dedust.learn([]))["rules"] == []
