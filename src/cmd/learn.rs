@@ -2,7 +2,6 @@
 
 use crate::cli::LearnArgs;
 use dedust::{LearnConfig, LearnOptions, Stage};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Instant;
 
@@ -30,13 +29,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         declared,
     };
     let bar = if !a.chatter.quiet && std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(clusters.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg:10} [{bar:40}] {pos}/{len} ({eta})")
-                .expect("template")
-                .progress_chars("=> "),
-        );
-        Some(b)
+        Some(super::progress_bar(clusters.len(), ""))
     } else {
         None
     };

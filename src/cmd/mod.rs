@@ -380,6 +380,20 @@ pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page
     Ok((pages, rep.skipped))
 }
 
+/// A bar of `len` steps labelled `label`, in the style every subcommand uses.
+pub fn progress_bar(len: usize, label: &str) -> indicatif::ProgressBar {
+    let b = indicatif::ProgressBar::new(len as u64);
+    b.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {msg:12} [{bar:40}] {pos}/{len} ({eta})",
+        )
+        .expect("template")
+        .progress_chars("=> "),
+    );
+    b.set_message(label.to_string());
+    b
+}
+
 /// Progress bars for a library's stages, on stderr: one bar per stage, replaced when the stage
 /// changes. Nothing with `-q` or when stderr is not a terminal. Safe to call from worker
 /// threads (the libraries report one finished step at a time).
@@ -410,16 +424,7 @@ impl Bars {
             if let Some((_, b)) = cur.take() {
                 b.finish_and_clear();
             }
-            let b = indicatif::ProgressBar::new(total as u64);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {msg:10} [{bar:40}] {pos}/{len} ({eta})",
-                )
-                .expect("template")
-                .progress_chars("=> "),
-            );
-            b.set_message(stage);
-            *cur = Some((stage, b));
+            *cur = Some((stage, progress_bar(total, stage)));
         }
         if let Some((_, b)) = cur.as_ref() {
             b.inc(1);
@@ -443,16 +448,7 @@ impl Bars {
             if let Some((_, b)) = cur.take() {
                 b.finish_and_clear();
             }
-            let b = indicatif::ProgressBar::new(total as u64);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {msg:18} [{bar:40}] {pos}/{len} ({eta})",
-                )
-                .expect("template")
-                .progress_chars("=> "),
-            );
-            b.set_message(label.to_string());
-            *cur = Some(("", b));
+            *cur = Some(("", progress_bar(total, label)));
         }
         if let Some((_, b)) = cur.as_ref() {
             b.set_position(done.min(total) as u64);

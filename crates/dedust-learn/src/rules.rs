@@ -652,6 +652,27 @@ fn keys(u: &Units, c: &Units, same_host: bool) -> Vec<GroupKey> {
             }
         }
     }
+    // One parameter whose value alone differs between two URLs of the same content (every
+    // other unit equal): evidence that on this literal path it does not separate content — a
+    // login wall's `member.php?u=`, every member page the same wall, on each site running the
+    // software. Cross-host and path-scoped only; validation refutes it where pages differ.
+    if u.segs == c.segs
+        && !dup_names
+        && u.params.len() == c.params.len()
+        && !u.segs.is_empty()
+        && u.segs.iter().all(|s| !value_like(s))
+    {
+        let diff: Vec<&(String, Option<String>)> =
+            u.params.iter().filter(|p| !c.params.contains(p)).collect();
+        if let [(name, Some(_))] = diff.as_slice() {
+            if c.params.iter().any(|(n, v)| n == name && v.is_some()) {
+                out.push(GroupKey::GlobalDrop {
+                    name: name.clone(),
+                    path: Some(u.segs.clone()),
+                });
+            }
+        }
+    }
     if dup_names {
         return out;
     }
@@ -1645,6 +1666,21 @@ mod tests {
                 )],
                 "*://*/s.php?mode=hybrid&{rest}",
                 "*://*/s.php?t={int:t}&[mode]",
+            ),
+            // A value that alone varies among URLs of one content (a login wall's member pages):
+            // dropped on that literal path across hosts, never on every path.
+            (
+                vec![mk(
+                    "w",
+                    &[
+                        "http://a.org/member.php?u=102",
+                        "http://a.org/member.php?u=5",
+                        "http://a.org/member.php?u=77",
+                        "http://a.org/member.php?u=9",
+                    ],
+                )],
+                "*://*/member.php?u={int:u}&{rest}",
+                "*://*{/path}?u={int:u}&{rest}",
             ),
             // Conventions, in either direction.
             (

@@ -1557,6 +1557,49 @@ mod tests {
     }
 
     #[test]
+    fn login_walls_seen_on_two_sites_merge_member_pages_of_a_site_never_seen() {
+        // Four sites answer every `member.php?u=N` with one login wall; on c.org member pages
+        // differ (a logged-in crawl). On z.net, never seen, member pages share one key; c.org
+        // is excepted and its member pages stay apart.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "d", "e"] {
+            let urls: Vec<String> = (1..8)
+                .map(|i| format!("http://{h}.org/member.php?u={i}"))
+                .collect();
+            clusters.push(Cluster {
+                id: format!("{h}-wall"),
+                urls,
+            });
+        }
+        for i in 1..4 {
+            clusters.push(mk(
+                &format!("c{i}"),
+                &[&format!("http://c.org/member.php?u={i}")],
+            ));
+        }
+        let cfg = crate::LearnConfig {
+            validate: Some(Default::default()),
+            ..Default::default()
+        };
+        let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
+        let n = crate::Normalizer::new(out.file.rules.clone(), Some(BaseOptions::default()));
+        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
+        let rules: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+        assert_eq!(
+            key("http://z.net/member.php?u=3"),
+            key("http://z.net/member.php?u=41"),
+            "{rules:?}"
+        );
+        assert_ne!(
+            key("http://c.org/member.php?u=3"),
+            key("http://c.org/member.php?u=4"),
+            "{rules:?}"
+        );
+        // Only member pages: other paths keep their `u`.
+        assert_ne!(key("http://z.net/p.php?u=3"), key("http://z.net/p.php?u=4"));
+    }
+
+    #[test]
     fn cross_host_template_sees_the_url_after_drops_and_before_conventions() {
         // Four sites of one CMS: `/c/N` ≡ `index.php?option=com_content&id=N`, with a noise
         // parameter and `index.php` as default document. On a site never seen, the template must
