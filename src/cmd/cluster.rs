@@ -7,16 +7,18 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref()], &[&a.pages])?;
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let t = std::time::Instant::now();
+    let bars = super::Bars::new();
+    bars.spin("reading");
     let (pages, skipped) = super::read_pages_counted(&a.pages)?;
     let read = t.elapsed();
-    let bars = super::Bars::new();
     let feats =
         dedust::cluster::page_features_with(&pages, &dedust::tdw::Weights::default(), &|| {
             bars.step("features", pages.len())
         });
-    bars.finish();
+    bars.spin("joining");
     let parsed = t.elapsed();
     let (clusters, stats) = dedust::cluster::clusters_from_features(&pages, &feats, &opts);
+    bars.finish();
     let joined = t.elapsed() - parsed;
     super::write_out(a.output.as_deref(), &super::clusters_tsv(&clusters))?;
     let dups = clusters.iter().filter(|c| c.urls.len() > 1).count();

@@ -9,7 +9,10 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
     let at = super::stamp_time()?;
     let t0 = Instant::now();
+    let reading = super::Bars::new();
+    reading.spin("reading");
     let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
+    reading.finish();
     if a.chatter.verbose {
         eprintln!(
             "learn: read {} clusters in {:.2}s",

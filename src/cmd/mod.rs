@@ -455,6 +455,26 @@ impl Bars {
         }
     }
 
+    /// A spinner with the elapsed time for a stage that reports no counts (reading the input,
+    /// a join), until [`Bars::finish`] or the next bar.
+    pub fn spin(&self, label: &str) {
+        if !self.on {
+            return;
+        }
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg:12} {elapsed}")
+                .expect("template"),
+        );
+        b.set_message(label.to_string());
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        let mut cur = self.cur.lock().expect("progress bar");
+        if let Some((_, old)) = cur.replace(("", b)) {
+            old.finish_and_clear();
+        }
+        *self.key.lock().expect("progress key") = None;
+    }
+
     /// Clear the last bar.
     pub fn finish(&self) {
         if let Some((_, b)) = self.cur.lock().expect("progress bar").take() {

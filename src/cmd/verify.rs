@@ -15,9 +15,10 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     }
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let (rules, revoked, base_settings) = super::load_rule_sets(&a.rules)?;
+    let bars = super::Bars::new();
+    bars.spin("reading");
     let pages = super::read_pages(&a.pages)?;
     let base = a.base.options();
-    let bars = super::Bars::new();
     let checks = dedust::verify::verify_rules_with(&rules, &pages, &base, &opts, &|s, n| {
         bars.step(s.name(), n)
     });
