@@ -4,7 +4,16 @@ use crate::cli::ExportArgs;
 use anyhow::Context;
 
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
-    let inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
+    inputs.extend(a.with_nutch_defaults.as_deref());
+    use dedust::ExportFormat as F;
+    if a.filters.is_some() && !matches!(a.format, F::Nutch | F::StormCrawler | F::Heritrix) {
+        eprintln!(
+            "dedust: error: --filters goes with --to nutch, stormcrawler or heritrix ({} has no URL filter)",
+            a.format.name()
+        );
+        return Ok(2);
+    }
     super::refuse_overwrite(
         &[
             a.output.as_deref(),
@@ -36,12 +45,13 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
             s.id, s.pattern, s.reason
         );
     }
-    if e.rules.is_empty() && !rules.is_empty() && !a.allow_empty {
+    if e.rules.is_empty() && e.filters.is_empty() && !rules.is_empty() && !a.allow_empty {
         let others: Vec<String> = dedust::ExportFormat::ALL
             .iter()
             .filter(|f| **f != a.format)
             .map(|f| {
-                let n = rules.len() - dedust::export(&rules, &base, *f, &opts).skipped.len();
+                let x = dedust::export(&rules, &base, *f, &opts);
+                let n = rules.len() - x.skipped.len() - x.filters.len();
                 format!("{} {n}", f.name())
             })
             .collect();
@@ -72,8 +82,8 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
             super::write_out(Some(p), "")?;
             info!("export: no many → one rule to write as a URL filter; {p} is empty");
         }
-        (None, _) if !e.filters.is_empty() => info!(
-            "dedust: note: {} many → one rules (login walls, soft 404s: varying ids sent to one page) are not fetch rewrites and were left out; --filters FILE writes them as URL filters",
+        (None, _) if !e.filters.is_empty() => eprintln!(
+            "dedust: warning: {} many → one rules (login walls, soft 404s: varying ids sent to one page) are not fetch rewrites and were left out; --filters FILE writes them as URL filters",
             e.filters.len()
         ),
         _ => {}

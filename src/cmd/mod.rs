@@ -468,11 +468,13 @@ impl Bars {
         );
         b.set_message(label.to_string());
         b.enable_steady_tick(std::time::Duration::from_millis(120));
+        // Locks in the order `at` takes them: key, then cur.
+        let mut key = self.key.lock().expect("progress key");
         let mut cur = self.cur.lock().expect("progress bar");
         if let Some((_, old)) = cur.replace(("", b)) {
             old.finish_and_clear();
         }
-        *self.key.lock().expect("progress key") = None;
+        *key = None;
     }
 
     /// Clear the last bar.

@@ -7,6 +7,10 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
     inputs.push(&a.truth);
     super::refuse_overwrite(&[a.output.as_deref()], &inputs)?;
+    if a.json && a.output.as_deref() == Some("-") {
+        eprintln!("dedust: error: --json prints the report on stdout: write the rules to a file (-o FILE)");
+        return Ok(2);
+    }
     let (mut rules, revoked, _) = super::load_rule_sets(&a.rules)?;
     let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
@@ -53,6 +57,7 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
                 "high_fpr": rep.high_fpr,
                 "conflicts": rep.conflicts,
                 "not_idempotent": rep.not_idempotent,
+                "redundant": rep.redundant,
             },
         });
         super::write_out(None, &(serde_json::to_string_pretty(&v)? + "\n"))?;

@@ -137,20 +137,34 @@ pub enum Verdict {
 /// assert!(!is_collapse(&Rule::new(RuleKind::Template, two, copy_u(dedust_core::ValOut::Copy))));
 /// ```
 pub fn is_collapse(r: &Rule) -> bool {
+    shape(r).is_some_and(|(fixed, replaces_id)| fixed || replaces_id)
+}
+
+/// A many → one rule whose target is one fixed URL whatever the source (a login wall, a soft
+/// 404): its source captures a value or drops parameters and its target copies nothing. Unlike
+/// [`is_collapse`], not a rule that replaces one id and copies the rest (its targets vary, and a
+/// URL filter would block their whole family). What the crawler exports write as URL filters.
+pub fn is_fixed_collapse(r: &Rule) -> bool {
+    shape(r).is_some_and(|(fixed, _)| fixed)
+}
+
+/// For a template: (its target is fixed — it captures and copies nothing —, it replaces one
+/// captured parameter value by a literal). `None` for other kinds.
+fn shape(r: &Rule) -> Option<(bool, bool)> {
     use crate::model::{Piece, SegOut, ValOut};
     if r.kind != RuleKind::Template {
-        return false;
+        return None;
     }
     let s = &r.source;
+    let captured =
+        |v: &ValPat| matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_))));
     let captures = s
         .path
         .iter()
         .flatten()
         .flatten()
         .any(|p| matches!(p, Piece::Cap(_)))
-        || s.required.iter().any(
-            |(_, v)| matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_)))),
-        )
+        || s.required.iter().any(|(_, v)| captured(v))
         || !s.optional.is_empty();
     let o = &r.output;
     let copies = o.path.as_ref().is_none_or(|p| {
@@ -164,13 +178,13 @@ pub fn is_collapse(r: &Rule) -> bool {
     // output value is one literal (`newreply.php?noquote=1&p={int}` → `…&p=12713419`), even
     // when the rule copies other values.
     let replaces_id = s.required.iter().any(|(n, v)| {
-        matches!(v, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_))))
+        captured(v)
             && o.query
                 .iter()
                 .flatten()
                 .any(|(m, out)| m == n && matches!(out, ValOut::Lit(_)))
     });
-    (captures && !copies) || replaces_id
+    Some((captures && !copies, replaces_id))
 }
 
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled

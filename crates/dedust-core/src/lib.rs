@@ -14,7 +14,8 @@
 //!
 //! `__private` (hidden) gives the workspace's other crates — the learner, the crawler exports,
 //! the content verifier — the engine's modules whole (validation helpers, rule ordering,
-//! cross-host features). It is not part of this crate's API and carries no semver promise.
+//! cross-host features). It is not part of this crate's API and carries no semver promise; the
+//! sibling crates depend on this crate's exact version (`=0.1.0`) for that reason.
 //!
 //! Feature `java-regex` (default): runs imported Java-regex rules (fancy-regex, regex). Without
 //! it, [`RuleFile::parse`] refuses a file holding such rules, and [`Normalizer::new`] given one
@@ -68,7 +69,7 @@ pub use model::{
 pub use normalize::{
     apply_rule, BadLine, LineResult, LineStatus, Normalized, Normalizer, MAX_LINE, MAX_ROUNDS,
 };
-pub use render::{describe, regex_form};
+pub use render::{describe, regex_form, regex_form_on_hosts};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings, VERSION};
 pub use site::registrable_domain;
 pub use stream::{normalize_many, normalize_stream, StreamOptions, StreamStats, HELD_LINE};

@@ -685,6 +685,11 @@ fn regex_form_at(rule: &Rule, host_re: &str, captured: Option<()>) -> Option<(St
                 b.re.push(')');
                 alts.push(std::mem::take(&mut b.re));
                 n += 2;
+                // Stop as soon as the alternatives pass the limit (long names, three
+                // context parameters), before building the rest.
+                if alts.iter().map(String::len).sum::<usize>() > MAX_REGEX {
+                    return None;
+                }
             }
         }
         // The block first, then at least one parameter.
@@ -695,6 +700,9 @@ fn regex_form_at(rule: &Rule, host_re: &str, captured: Option<()>) -> Option<(St
             b.re.push(')');
             alts.push(std::mem::take(&mut b.re));
             n += 2;
+            if alts.iter().map(String::len).sum::<usize>() > MAX_REGEX {
+                return None;
+            }
         }
         // The block alone.
         if ctx.is_empty() {

@@ -202,6 +202,14 @@ fn no_regex_reason(r: &Rule, base: &BaseSettings) -> String {
     if s.rest && s.optional.len() > 1 {
         return "drops several parameters while keeping the others".into();
     }
+    // The regex spells out every order of the required parameters (any query order).
+    let kept = s
+        .required
+        .len()
+        .saturating_sub(usize::from(s.rest && s.optional.is_empty()));
+    if kept > 3 {
+        return "needs more than three parameters in any order: a regex spelling out every order would be too long".into();
+    }
     if s.rest && (!s.required.is_empty() || !s.optional.is_empty()) {
         return "rewrites the query while keeping unknown parameters".into();
     }
@@ -212,7 +220,7 @@ fn no_regex_reason(r: &Rule, base: &BaseSettings) -> String {
     {
         return "moves a path segment whose pattern is not captured".into();
     }
-    "no regex in the subset Java and Rust read alike (a literal with `$` or `\\`, or a value moved with its `=`)".into()
+    "no regex in the subset Java and Rust read alike (a literal with `$` or `\\`, a value moved with its `=`, or every order of its parameters over 32 KB)".into()
 }
 
 fn regex_rules<'a>(
@@ -283,7 +291,7 @@ fn regex_rules<'a>(
             continue;
         }
         match regex_form(r) {
-            Some((regex, _)) if filters.is_some() && crate::judge::is_collapse(r) => {
+            Some((regex, _)) if filters.is_some() && crate::judge::is_fixed_collapse(r) => {
                 if let Some(f) = filters.as_deref_mut() {
                     f.push(Filter {
                         id: r.id.clone(),

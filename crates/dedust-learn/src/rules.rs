@@ -480,6 +480,7 @@ fn observations(
     sample: &[u32],
     target: &str,
     popularity: &HashMap<String, usize>,
+    declared: bool,
     out: &mut Vec<(GroupKey, Pair)>,
 ) {
     let Some(cu) = Units::parse(target) else {
@@ -537,7 +538,7 @@ fn observations(
             host: cu.host.clone(),
             ..uu
         };
-        for key in keys(&u2, &cu, uu.host == cu.host) {
+        for key in keys(&u2, &cu, uu.host == cu.host, declared) {
             out.push((key, pair(false)));
         }
     }
@@ -576,7 +577,7 @@ fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)
 /// Group keys of one pair `u → c` that share scheme and host (aliases are handled by the caller;
 /// `same_host`: the member was on the canonical's host before, so the pair may be cross-host
 /// evidence for a template — never a pair from an alias or mirror host).
-fn keys(u: &Units, c: &Units, same_host: bool) -> Vec<GroupKey> {
+fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> {
     let mut out = Vec::new();
     let same_query = sorted_params(&u.params) == sorted_params(&c.params);
     if u.segs == c.segs && same_query {
@@ -656,10 +657,21 @@ fn keys(u: &Units, c: &Units, same_host: bool) -> Vec<GroupKey> {
     // other unit equal): evidence that on this literal path it does not separate content — a
     // login wall's `member.php?u=`, every member page the same wall, on each site running the
     // software. Cross-host and path-scoped only; validation refutes it where pages differ.
+    // Not on the root nor on a default document (`/`, `/index.php`: every site's entry point,
+    // where `?p=` or `?id=` is content), nor from a redirect or declared canonical.
+    let generic = |segs: &[String]| {
+        segs.last().is_none_or(|l| {
+            l.is_empty()
+                || ["index.", "default.", "home."]
+                    .iter()
+                    .any(|d| l.to_ascii_lowercase().starts_with(d))
+        })
+    };
     if u.segs == c.segs
+        && !declared
         && !dup_names
         && u.params.len() == c.params.len()
-        && !u.segs.is_empty()
+        && !generic(&u.segs)
         && u.segs.iter().all(|s| !value_like(s))
     {
         let diff: Vec<&(String, Option<String>)> =
@@ -1458,7 +1470,18 @@ pub fn candidates_from(
             |(mut m, mut n, mut buf), c| {
                 if let Some(t) = &targets[c] {
                     buf.clear();
-                    observations(c, &prep.urls[c], &prep.sample[c], t, &popularity, &mut buf);
+                    // A redirect or a declared canonical (`old id → new id`) is no evidence that
+                    // an id does not separate content.
+                    let declared = prep.signals[c] & 0b110 != 0;
+                    observations(
+                        c,
+                        &prep.urls[c],
+                        &prep.sample[c],
+                        t,
+                        &popularity,
+                        declared,
+                        &mut buf,
+                    );
                     for (k, p) in buf.drain(..) {
                         n += usize::from(
                             matches!(&k, GroupKey::Template { from, .. } if from.1 != ANY_HOST),
