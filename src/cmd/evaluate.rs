@@ -2,7 +2,6 @@
 //! base layer and learned rules, on ground-truth clusters.
 
 use crate::cli::EvaluateArgs;
-use dedust::metrics::share;
 use dedust::{Cluster, Comparison, LearnConfig, LearnOptions, Metrics};
 use std::fmt::Write;
 
@@ -125,17 +124,10 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             "method", "urls", "clusters", "buckets", "reduction", "lost", "precision", "recall"
         )?;
         for (name, m) in rows {
+            let [u, c, b, red, lost, prec, rec] = m.cells();
             writeln!(
                 out,
-                "{:<10} {:>6} {:>8} {:>8} {:>10} {:>8.4} {:>10.3} {:>8}",
-                name,
-                m.urls,
-                m.clusters,
-                m.buckets,
-                share(m.reduction, 3),
-                m.lost,
-                m.precision,
-                share(m.recall, 3)
+                "{name:<10} {u:>6} {c:>8} {b:>8} {red:>10} {lost:>8} {prec:>10} {rec:>8}"
             )?;
         }
         match &cmp.worst_host {

@@ -277,6 +277,28 @@ pub fn share(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "n/a".to_string(), |x| format!("{x:.digits$}"))
 }
 
+impl Metrics {
+    /// The row every table prints (`evaluate`'s text, the report's HTML): URLs, true
+    /// clusters, buckets, reduction, lost, precision, recall, with their precision
+    /// (`n/a` for an undefined share).
+    ///
+    /// ```
+    /// let m = dedust_learn::metrics(&[("a", 0), ("a", 0), ("b", 1)]);
+    /// assert_eq!(m.cells(), ["3", "2", "2", "1.000", "0.0000", "1.000", "1.000"]);
+    /// ```
+    pub fn cells(&self) -> [String; 7] {
+        [
+            self.urls.to_string(),
+            self.clusters.to_string(),
+            self.buckets.to_string(),
+            share(self.reduction, 3),
+            format!("{:.4}", self.lost),
+            format!("{:.3}", self.precision),
+            share(self.recall, 3),
+        ]
+    }
+}
+
 /// Mean of several metrics (counts summed; a share undefined in some parts is the mean of the
 /// others, `None` when undefined in all).
 pub fn mean(ms: &[Metrics]) -> Metrics {

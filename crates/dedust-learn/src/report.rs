@@ -4,7 +4,6 @@
 //! comparison at the chosen threshold, and the rules. Out: one HTML string a crawl engineer opens
 //! in a browser. Invariant: all text from the data is HTML-escaped.
 
-use crate::metrics::share;
 use crate::metrics::{Comparison, Metrics};
 use crate::rules::Rule;
 use std::fmt::Write;
@@ -40,6 +39,14 @@ pub fn esc(s: &str) -> String {
         }
     }
     o
+}
+
+/// Right-aligned table cells of already formatted numbers.
+fn number_cells(cells: &[String]) -> String {
+    cells
+        .iter()
+        .map(|c| format!(r#"<td class="n">{c}</td>"#))
+        .collect()
 }
 
 /// The least value of the form 1, 2, 2.5 or 5 × 10^k that is ≥ `v` (`v` > 0).
@@ -169,17 +176,7 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
         ("base layer", d.comparison.base),
         ("learned rules", d.comparison.rules),
     ] {
-        let _ = write!(
-            h,
-            r#"<tr><td>{name}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{}</td></tr>"#,
-            m.urls,
-            m.clusters,
-            m.buckets,
-            share(m.reduction, 3),
-            m.lost,
-            m.precision,
-            share(m.recall, 3)
-        );
+        let _ = write!(h, "<tr><td>{name}</td>{}</tr>", number_cells(&m.cells()));
     }
     h.push_str("</table><p class=\"note\">reduction = share of removable duplicate URLs merged correctly (1 is ideal); lost = share of URLs whose distinct content a crawler would skip (0 is ideal); n/a = the held-out URLs hold no duplicate, so there is nothing to remove.</p>");
     let _ = write!(
@@ -190,13 +187,11 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
     );
     h.push_str("<table><tr><th>max-fpr</th><th>reduction</th><th>lost</th><th>precision</th><th>recall</th></tr>");
     for (f, m) in &d.sweep {
+        // The shares only: reduction, lost, precision, recall.
         let _ = write!(
             h,
-            r#"<tr><td class="n">{f}</td><td class="n">{}</td><td class="n">{:.4}</td><td class="n">{:.3}</td><td class="n">{}</td></tr>"#,
-            share(m.reduction, 3),
-            m.lost,
-            m.precision,
-            share(m.recall, 3)
+            r#"<tr><td class="n">{f}</td>{}</tr>"#,
+            number_cells(&m.cells()[3..])
         );
     }
     let _ = write!(h, "</table><h2>Rules ({})</h2>", d.rules.len());

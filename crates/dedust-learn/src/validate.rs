@@ -1556,6 +1556,20 @@ mod tests {
         assert_eq!(out.url, "https://f.org/c.php?z=3");
     }
 
+    /// Learn (validated, defaults) on `clusters`: the key of a URL under the learned rules
+    /// (base layer on), and the rules' patterns.
+    fn learned_keys(clusters: &[Cluster]) -> (impl Fn(&str) -> String, Vec<String>) {
+        let cfg = crate::LearnConfig {
+            validate: Some(Default::default()),
+            ..Default::default()
+        };
+        let out = crate::learn(clusters, &cfg, &|_, _, _| {});
+        let rules = out.file.rules.iter().map(|r| r.pattern.clone()).collect();
+        let n = crate::Normalizer::new(out.file.rules, Some(BaseOptions::default()));
+        let key = move |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
+        (key, rules)
+    }
+
     #[test]
     fn login_walls_seen_on_two_sites_merge_member_pages_of_a_site_never_seen() {
         // Four sites answer every `member.php?u=N` with one login wall; on c.org member pages
@@ -1577,14 +1591,7 @@ mod tests {
                 &[&format!("http://c.org/member.php?u={i}")],
             ));
         }
-        let cfg = crate::LearnConfig {
-            validate: Some(Default::default()),
-            ..Default::default()
-        };
-        let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
-        let n = crate::Normalizer::new(out.file.rules.clone(), Some(BaseOptions::default()));
-        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
-        let rules: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+        let (key, rules) = learned_keys(&clusters);
         assert_eq!(
             key("http://z.net/member.php?u=3"),
             key("http://z.net/member.php?u=41"),
@@ -1633,14 +1640,7 @@ mod tests {
                 ],
             ));
         }
-        let cfg = crate::LearnConfig {
-            validate: Some(Default::default()),
-            ..Default::default()
-        };
-        let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
-        let n = crate::Normalizer::new(out.file.rules.clone(), Some(BaseOptions::default()));
-        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
-        let rules: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
+        let (key, rules) = learned_keys(&clusters);
         for u in [
             "http://z.net/index.php?option=com_content&id=9&mode=threaded",
             "http://z.net/index.php?id=9&option=com_content",
