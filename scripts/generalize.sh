@@ -4,7 +4,9 @@
 #   2. its showthread.php rows only, same split, seeds 1-5;
 #   3. synthetic web, --split host (whole sites on one side: rules tested on hosts never seen),
 #      seeds 1-5, with generic canonicalizers on the same held-out half when the Python packages
-#      surt, courlan and w3lib are installed (python3 -m pip install surt courlan w3lib).
+#      surt, courlan and w3lib are installed (python3 -m pip install surt courlan w3lib);
+#   4. real URLs of 1,350 sites with declared-canonical-shaped variants (scripts/canonical_shaped.py),
+#      --split host, seeds 1-5, with the same generic canonicalizers.
 # Usage: scripts/generalize.sh            (DEDUST=path/to/dedust to measure another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +38,21 @@ else
 fi
 "$bin" synth --sites 100 --pages 60 --seed 1 -o "$tmp/syn" 2>/dev/null
 row "synthetic web (100 sites), host split 50/50" "$tmp/syn/clusters.tsv" host
+# Real URLs of 1,350 sites with declared-canonical-shaped variants (scripts/canonical_shaped.py
+# SEED writes the clusters of seed SEED), host split.
+if [ -f ../shared/datasets/urls/kasztp.txt ]; then
+  r="| real URLs, canonical-shaped variants (1,350 sites), host split 50/50 |"
+  cells=""
+  for seed in 1 2 3 4 5; do
+    python3 scripts/canonical_shaped.py "$seed" > "$tmp/k$seed.tsv"
+    c=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/k$seed" 2>/dev/null | cell)
+    r="$r $c |"
+    cells="$cells $c"
+  done
+  echo "$r $(echo "$cells" | mean) |"
+else
+  echo "SKIP canonical-shaped row: ../shared/datasets/urls/kasztp.txt not found" >&2
+fi
 # Generic canonicalizers on the same held-out halves (mean over the seeds).
 if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
   echo
@@ -47,6 +64,16 @@ if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
     pick() { python3 -c "import json,sys; r={x['method']:x for x in json.loads(sys.argv[1])}['$1']; print(f\"{r['reduction']:.3f} / {r['lost']:.4f}\")" "$g"; }
     echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
   done
+  if [ -d "$tmp/k1" ]; then
+    echo
+    echo "| canonical-shaped, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
+    echo "|---|---|---|---|---|"
+    for seed in 1 2 3 4 5; do
+      d=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
+      g=$(python3 scripts/generic_baselines.py "$tmp/k$seed/test.tsv" --json)
+      echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
+    done
+  fi
 else
   echo "SKIP generic canonicalizers: python3 -m pip install surt courlan w3lib" >&2
 fi

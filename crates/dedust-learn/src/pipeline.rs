@@ -10,8 +10,7 @@ use crate::rules::{
     candidates_from, learn_candidates, Cluster, LearnOptions, LearnStats, Prepared, Rule,
 };
 use crate::validate::{
-    finalize, labeled, rule_stats_and_sites, split_clusters, SplitMode, ValidateOptions,
-    ValidateReport,
+    finalize, labeled, split_clusters, SplitMode, ValidateOptions, ValidateReport,
 };
 
 /// Settings of a learn run.
@@ -151,10 +150,11 @@ fn finish(
                 Some(p) => {
                     let (val, _) = labeled(&p[1], &cfg.learn.base);
                     let (tr, _) = labeled(&p[0], &cfg.learn.base);
-                    (rule_stats_and_sites(&mut cands, &val, &tr), None, None)
+                    let st = crate::validate::rule_stats_joint(&mut cands, &val, &tr, &v).0;
+                    (st, None, None)
                 }
                 None => {
-                    let (st, w, e) = crate::validate::rule_stats_rewrites(&mut cands, &data, &[]);
+                    let (st, w, e) = crate::validate::rule_stats_joint(&mut cands, &data, &[], &v);
                     (st, Some(w), Some(e))
                 }
             };

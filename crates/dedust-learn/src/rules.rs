@@ -62,8 +62,9 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
 pub use dedust_core::__private::model::{label_of, Cluster};
 
 /// Whether a parameter's observed values are high-entropy (ids: session, click, post ids) rather
-/// than a few repeated settings (`mode=hybrid`, `print=1`): at least 3 distinct values making up
-/// at least half of the observations, or two observations of two different id-shaped values. High-entropy parameters are dropped by name with a typed
+/// than a few repeated settings (`mode=hybrid`, `print=1`): 16 distinct values or more, at
+/// least 3 distinct values making up at least half of the observations, or two observations of
+/// two different id-shaped values. High-entropy parameters are dropped by name with a typed
 /// value; low-entropy ones are learned per value (`mode=hybrid` may go while `mode=threaded`
 /// stays), as in Lei et al.'s pattern tree (WWW 2010).
 ///
@@ -73,13 +74,21 @@ pub use dedust_core::__private::model::{label_of, Cluster};
 /// assert!(!high_entropy(&["hybrid", "threaded", "hybrid", "hybrid", "threaded", "hybrid"]));
 /// assert!(high_entropy(&["9f8e7d6c", "0a1b2c3d"]));
 /// assert!(!high_entropy(&["hybrid", "threaded"]));
+/// // 20 product ids, each seen on 3 sites: ids still.
+/// let ids: Vec<String> = (0..60).map(|i| (i % 20).to_string()).collect();
+/// assert!(high_entropy(&ids.iter().map(String::as_str).collect::<Vec<_>>()));
 /// ```
 pub fn high_entropy(values: &[&str]) -> bool {
+    /// Distinct values from which a parameter is an id whatever the ratio.
+    const MANY_VALUES: usize = 16;
     let distinct: BTreeSet<&str> = values.iter().copied().collect();
     // With only two observations, two different id-shaped values (6+ characters with a digit)
     // are taken as ids too.
     let id_like = |v: &&str| v.len() >= 6 && v.bytes().any(|b| b.is_ascii_digit());
-    (distinct.len() >= 3 && distinct.len() * 2 >= values.len())
+    // Settings take a few values; a parameter seen with many is an id, however often each
+    // value recurs (pooled over sites, `id=5` is seen on every site that has a fifth product).
+    distinct.len() >= MANY_VALUES
+        || (distinct.len() >= 3 && distinct.len() * 2 >= values.len())
         || (distinct.len() == 2 && values.len() == 2 && distinct.iter().all(id_like))
 }
 

@@ -317,7 +317,7 @@ pub fn rule_stats(
     rules
         .par_iter()
         .map(|r| {
-            let m = ctx.merges(r, false).0;
+            let m = ctx.merges(r, false, None).0;
             (m.len(), m.iter().filter(|x| x.fp).count())
         })
         .collect()
@@ -371,6 +371,28 @@ pub(crate) fn rule_stats_rewrites(
     validation: &[Labeled],
     reference: &[Labeled],
 ) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
+    rule_stats_with(rules, validation, reference, None)
+}
+
+/// [`rule_stats_rewrites`] with the cross-host parameter drops judged **jointly**: each one is
+/// applied with the other cross-host drops that pass `opts` (see [`joint_drops`]), so two
+/// tracking parameters that always come together (`utm_source` and `utm_medium`) are each seen
+/// merging duplicates, which neither does alone.
+pub(crate) fn rule_stats_joint(
+    rules: &mut [Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+    opts: &ValidateOptions,
+) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
+    rule_stats_with(rules, validation, reference, Some(opts))
+}
+
+fn rule_stats_with(
+    rules: &mut [Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+    joint: Option<&ValidateOptions>,
+) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
     let ctx = MergeContext::new(validation, reference, rules);
     // Host and registrable domain of every URL (only needed for cross-host rules); the domain
     // is found once per distinct host.
@@ -382,47 +404,258 @@ pub(crate) fn rule_stats_rewrites(
             .or_insert_with(|| domain(&h.to_ascii_lowercase()));
     }
     let domains: Vec<&str> = hosts.iter().map(|h| domain_of[h].as_str()).collect();
-    let (stats, rewrites) = rules
+    let mut found: Vec<(Vec<Merge>, RuleRewrites)> = rules
+        .par_iter()
+        .map(|r| ctx.merges(r, true, None))
+        .collect();
+    if let Some(opts) = joint {
+        joint_drops(rules, &mut found, &ctx, &domains, opts);
+    }
+    let stats = rules
         .par_iter_mut()
-        .map(|r| {
-            let (m, rewrites) = ctx.merges(r, true);
+        .zip(&found)
+        .map(|(r, (m, _))| {
             let st = (m.len(), m.iter().filter(|x| x.fp).count());
             if r.is_global() {
-                let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-                for x in &m {
-                    let e = per.entry(domains[x.url as usize]).or_default();
-                    e.0 += 1;
-                    e.1 += usize::from(x.fp);
-                }
-                r.except = per
-                    .iter()
-                    .filter(|(_, (_, fp))| *fp > 0)
-                    .map(|(d, _)| d.to_string())
-                    .collect();
-                r.supporting = per
-                    .iter()
-                    .filter(|(_, (_, fp))| *fp == 0)
-                    .map(|(d, _)| d.to_string())
-                    .collect();
-                r.sites = Some(r.supporting.len());
-                // Attested: a merge on the host into a URL the data has, and none wrong.
-                let mut per_host: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
-                for x in &m {
-                    let e = per_host.entry(hosts[x.url as usize]).or_default();
-                    e.0 |= x.fp;
-                    e.1 |= x.seen;
-                }
-                r.attested = per_host
-                    .into_iter()
-                    .filter(|&(_, (fp, seen))| seen && !fp)
-                    .map(|(h, _)| h.to_string())
-                    .collect();
-                prune_attested(r);
+                site_evidence(r, m, hosts, &domains);
             }
-            (st, rewrites)
+            st
         })
-        .unzip();
+        .collect();
+    let rewrites = found.into_iter().map(|(_, w)| w).collect();
     (stats, rewrites, ctx.index.exposure())
+}
+
+/// A cross-host parameter drop (one name dropped on any host, anywhere or on one literal path).
+fn is_global_drop(r: &Rule) -> bool {
+    r.is_global() && r.kind == RuleKind::Drop
+}
+
+/// A cross-host drop's parameter name and how general it is: +2 on every path (not one literal
+/// path), +1 for any value of a type (not one literal value). Of two drops of one name that
+/// both change a URL, the more general one does the work there.
+fn drop_generality(r: &Rule) -> Option<(&str, u8)> {
+    use crate::rules::{Piece, ValPat};
+    if !is_global_drop(r) {
+        return None;
+    }
+    let [(name, val)] = r.source.required.as_slice() else {
+        return None;
+    };
+    let typed = matches!(val, ValPat::Any)
+        || matches!(val, ValPat::Pieces(p) if p.iter().any(|x| matches!(x, Piece::Cap(_))));
+    Some((
+        name.as_str(),
+        2 * u8::from(r.source.path.is_none()) + u8::from(typed),
+    ))
+}
+
+/// Registrable domains where a merge list has merges and none wrong.
+fn clean_sites(m: &[Merge], domains: &[&str]) -> usize {
+    let mut per: BTreeMap<&str, bool> = BTreeMap::new();
+    for x in m {
+        *per.entry(domains[x.url as usize]).or_default() |= x.fp;
+    }
+    per.values().filter(|fp| !**fp).count()
+}
+
+/// Record a cross-host rule's evidence per registrable domain from its merges `m`:
+/// [`Rule::supporting`], [`Rule::except`], [`Rule::sites`] and [`Rule::attested`].
+fn site_evidence(r: &mut Rule, m: &[Merge], hosts: &[&str], domains: &[&str]) {
+    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for x in m {
+        let e = per.entry(domains[x.url as usize]).or_default();
+        e.0 += 1;
+        e.1 += usize::from(x.fp);
+    }
+    r.except = per
+        .iter()
+        .filter(|(_, (_, fp))| *fp > 0)
+        .map(|(d, _)| d.to_string())
+        .collect();
+    r.supporting = per
+        .iter()
+        .filter(|(_, (_, fp))| *fp == 0)
+        .map(|(d, _)| d.to_string())
+        .collect();
+    r.sites = Some(r.supporting.len());
+    // Attested: a merge on the host into a URL the data has, and none wrong.
+    let mut per_host: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for x in m {
+        let e = per_host.entry(hosts[x.url as usize]).or_default();
+        e.0 |= x.fp;
+        e.1 |= x.seen;
+    }
+    r.attested = per_host
+        .into_iter()
+        .filter(|&(_, (fp, seen))| seen && !fp)
+        .map(|(h, _)| h.to_string())
+        .collect();
+    prune_attested(r);
+}
+
+/// Most rounds of [`joint_drops`] (each one re-judges every drop in the world the last kept).
+const JOINT_ROUNDS: usize = 4;
+
+/// Judge the cross-host parameter drops together. Applied alone, a drop merges nothing where
+/// pages carry two parameters that each must go (`?utm_source=…&utm_medium=…`), so each would
+/// be rejected for want of support. Here the *world* is the set of cross-host drops that pass
+/// `opts` (at first: those whose own fp rate, alone, passes `--max-fpr`); each drop is applied,
+/// then the world's drops, to the URLs it changes, and those URLs merge when their result equals
+/// another URL's result in that world (a URL the world leaves alone is its own result). A drop
+/// is charged every wrong merge of a URL it changes — the world's mistakes included, so a
+/// parameter that separates content takes its companions down with it until it leaves the
+/// world. The world is then the drops whose joint verdict is keep, and all are judged again, to
+/// a fixed point or [`JOINT_ROUNDS`] rounds. Drops outside the first world keep their alone
+/// merges. Replaces the merges in `found` of the drops judged jointly.
+///
+/// # Complexity
+/// Per round, one normalization (world rules) of each URL carrying a world parameter, then each
+/// drop's candidate URLs once: `O(rounds · Σ_r U_r)` rule applications.
+fn joint_drops(
+    rules: &[Rule],
+    found: &mut [(Vec<Merge>, RuleRewrites)],
+    ctx: &MergeContext<'_>,
+    domains: &[&str],
+    opts: &ValidateOptions,
+) {
+    let judge = |r: &Rule, m: &[Merge]| {
+        let mut t = r.clone();
+        t.support = Some(m.len());
+        t.fp = Some(m.iter().filter(|x| x.fp).count());
+        t.sites = Some(clean_sites(m, domains));
+        verdict(&t, opts, None) == Verdict::Keep
+    };
+    let members: Vec<usize> = (0..rules.len())
+        .filter(|&i| is_global_drop(&rules[i]))
+        .filter(|&i| {
+            let m = &found[i].0;
+            rounded_fpr(m.len(), m.iter().filter(|x| x.fp).count()) <= opts.max_fpr
+        })
+        .collect();
+    if members.len() < 2 {
+        return;
+    }
+    let mut world: Vec<usize> = members.clone();
+    // The last round's world and the drops that entered or left it since.
+    let mut last: Option<(World, Vec<usize>)> = None;
+    for _ in 0..JOINT_ROUNDS {
+        let w = World::new(ctx, world.iter().map(|&i| &rules[i]));
+        // A member's merges change only when the world's results do, or when a more general
+        // drop of its name came or went ([`World::covers`]).
+        let redo: Vec<bool> = match &last {
+            Some((p, moved)) if p.changed == w.changed && p.by_image == w.by_image => members
+                .iter()
+                .map(|&i| {
+                    let Some((name, rank)) = drop_generality(&rules[i]) else {
+                        return true;
+                    };
+                    moved.iter().any(|&d| {
+                        drop_generality(&rules[d]).is_some_and(|(n, k)| n == name && k > rank)
+                    })
+                })
+                .collect(),
+            _ => vec![true; members.len()],
+        };
+        let joint: Vec<Option<Vec<Merge>>> = members
+            .par_iter()
+            .zip(&redo)
+            .map(|(&i, &redo)| redo.then(|| ctx.merges(&rules[i], false, Some(&w)).0))
+            .collect();
+        for (&i, m) in members.iter().zip(joint) {
+            if let Some(m) = m {
+                found[i].0 = m;
+            }
+        }
+        let next: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&i| judge(&rules[i], &found[i].0))
+            .collect();
+        if next == world || next.is_empty() {
+            break;
+        }
+        let moved = world
+            .iter()
+            .filter(|i| !next.contains(i))
+            .chain(next.iter().filter(|i| !world.contains(i)))
+            .copied()
+            .collect();
+        last = Some((w, moved));
+        world = next;
+    }
+}
+
+/// The data as a set of cross-host drops leaves it ([`joint_drops`]).
+struct World {
+    /// The drops, in their order, without exceptions.
+    norm: Normalizer,
+    /// The same drops by parameter name, with their [`drop_generality`], for [`World::covers`].
+    by_name: HashMap<String, Vec<(u8, Rule)>>,
+    /// By URL index: the drops change it.
+    changed: Vec<bool>,
+    /// Result → the URLs the drops change into it.
+    by_image: HashMap<String, Vec<u32>>,
+}
+
+impl World {
+    fn new<'r>(ctx: &MergeContext<'_>, rules: impl Iterator<Item = &'r Rule>) -> World {
+        let rules: Vec<Rule> = rules
+            .map(|r| {
+                let mut r = r.clone();
+                r.except.clear();
+                r
+            })
+            .collect();
+        let mut touched: Vec<u32> = rules
+            .iter()
+            .flat_map(|r| ctx.index.candidates(r).iter().copied())
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let mut by_name: HashMap<String, Vec<(u8, Rule)>> = HashMap::new();
+        for r in &rules {
+            if let Some((n, k)) = drop_generality(r) {
+                by_name
+                    .entry(n.to_string())
+                    .or_default()
+                    .push((k, r.clone()));
+            }
+        }
+        let norm = Normalizer::new(rules, None);
+        let images: Vec<(u32, String)> = touched
+            .par_iter()
+            .filter_map(|&i| {
+                let u = &ctx.all[i as usize].url;
+                let o = norm.apply_rules(u.clone()).url;
+                (o != *u).then_some((i, o))
+            })
+            .collect();
+        let mut changed = vec![false; ctx.all.len()];
+        let mut by_image: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, o) in images {
+            changed[i as usize] = true;
+            by_image.entry(o).or_default().push(i);
+        }
+        World {
+            norm,
+            by_name,
+            changed,
+            by_image,
+        }
+    }
+
+    /// Whether a more general drop of the world drops `r`'s parameter from `u` ([`drop_generality`]):
+    /// `r` then adds nothing there (`member.php?u=63` beside `member.php?u={int}`).
+    fn covers(&self, r: &Rule, u: &str) -> bool {
+        let Some((name, rank)) = drop_generality(r) else {
+            return false;
+        };
+        self.by_name.get(name).is_some_and(|v| {
+            v.iter()
+                .any(|(k, o)| *k > rank && apply_rule(o, u).is_some_and(|x| x != u))
+        })
+    }
 }
 
 /// One validation URL a rule (alone) rewrites into a merge.
@@ -499,13 +732,22 @@ impl<'a> MergeContext<'a> {
 
     /// The validation URLs `r` (alone) rewrites into a merge ([`Merge`]); and, with
     /// `keep_rewrites`, for a host rule every validation URL it rewrites with the hash of the
-    /// output, sorted (see [`Rewrites`]).
-    fn merges(&self, r: &Rule, keep_rewrites: bool) -> (Vec<Merge>, RuleRewrites) {
+    /// output, sorted (see [`Rewrites`]). In a `world` ([`joint_drops`]), each URL `r` rewrites
+    /// goes on through the world's rules, and merges with the URLs whose result in the world
+    /// equals its own.
+    fn merges(
+        &self,
+        r: &Rule,
+        keep_rewrites: bool,
+        world: Option<&World>,
+    ) -> (Vec<Merge>, RuleRewrites) {
         use crate::rules::Convention as C;
-        if matches!(
-            r.convention,
-            Some(C::Https | C::TrailingSlash | C::DefaultDoc(_) | C::Suffix(_))
-        ) {
+        if world.is_none()
+            && matches!(
+                r.convention,
+                Some(C::Https | C::TrailingSlash | C::DefaultDoc(_) | C::Suffix(_))
+            )
+        {
             return (self.injective_merges(r), Vec::new());
         }
         let all = &self.all;
@@ -535,7 +777,14 @@ impl<'a> MergeContext<'a> {
                 continue;
             }
             let u = &all[i as usize].url;
+            if world.is_some_and(|w| w.covers(r, u)) {
+                continue;
+            }
             if let Some(o) = apply(u).filter(|o| o != u) {
+                let o = match world {
+                    Some(w) => w.norm.apply_rules(o).url,
+                    None => o,
+                };
                 outs.push((crate::hash::fnv(&o), i, o));
                 out_of.push(i);
             }
@@ -561,7 +810,22 @@ impl<'a> MergeContext<'a> {
             let o = group[0].2.as_str();
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
             unchanged.clear();
-            unchanged.extend(self.exact(o).filter(|j| out_of.binary_search(j).is_err()));
+            let not_rewritten = |j: &u32| out_of.binary_search(j).is_err();
+            let seen = self.exact(o).any(|j| not_rewritten(&j));
+            match world {
+                None => unchanged.extend(self.exact(o).filter(not_rewritten)),
+                Some(w) => {
+                    // The URLs the world leaves as `o`, and those it turns into `o`.
+                    unchanged.extend(
+                        self.exact(o)
+                            .filter(|&j| !w.changed[j as usize])
+                            .filter(not_rewritten),
+                    );
+                    if let Some(v) = w.by_image.get(o) {
+                        unchanged.extend(v.iter().copied().filter(not_rewritten));
+                    }
+                }
+            }
             // One URL (or copies of it) sent where no URL is: no merge.
             let first = all[group[0].1 as usize].url.as_str();
             if unchanged.is_empty() && group.iter().all(|g| all[g.1 as usize].url == first) {
@@ -586,7 +850,7 @@ impl<'a> MergeContext<'a> {
                 out.push(Merge {
                     url: i,
                     fp: all[i as usize].cluster != major,
-                    seen: !unchanged.is_empty(),
+                    seen,
                 });
             }
         }
@@ -1604,6 +1868,94 @@ mod tests {
         );
         // Only member pages: other paths keep their `u`.
         assert_ne!(key("http://z.net/p.php?u=3"), key("http://z.net/p.php?u=4"));
+    }
+
+    #[test]
+    fn tracking_parameters_that_come_together_are_judged_together() {
+        // Three sites link their pages with `utm_source` and `utm_medium` together, never one
+        // alone: dropped alone, neither merges anything. Judged with the other cross-host drops,
+        // both are kept, and a site never seen gets one key for its tracked links. On d.org,
+        // `ref` names pages and is seen dropped once: it must not ride along.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "c"] {
+            for i in 0..3 {
+                let page = format!("http://{h}.org/post/{i}");
+                clusters.push(Cluster {
+                    id: format!("{h}{i}"),
+                    urls: vec![
+                        page.clone(),
+                        format!("{page}?utm_medium=social&utm_source=tw{i}"),
+                        format!("{page}?utm_medium=email&utm_source=nl{h}{i}"),
+                    ],
+                });
+            }
+        }
+        for i in 0..3 {
+            clusters.push(mk(
+                &format!("d{i}"),
+                &[&format!("http://d.org/item?ref={i}")],
+            ));
+        }
+        clusters.push(mk(
+            "d-x",
+            &[
+                "http://d.org/list",
+                "http://d.org/list?ref=top&utm_source=x",
+            ],
+        ));
+        let (key, rules) = learned_keys(&clusters);
+        assert_eq!(
+            key("http://z.net/a?utm_medium=social&utm_source=fb&k=1"),
+            "http://z.net/a?k=1",
+            "{rules:?}"
+        );
+        assert_ne!(
+            key("http://d.org/item?ref=1"),
+            key("http://d.org/item?ref=2")
+        );
+        assert!(!rules.iter().any(|r| r.contains("ref=")), "{rules:?}");
+        // Alone, neither drop merges a URL.
+        let cfg = crate::LearnConfig::default();
+        let (mut cands, _) = learn_candidates(&clusters, &cfg.learn, &|_| {});
+        let data = labeled(&clusters, &BaseOptions::default()).0;
+        let alone = rule_stats_and_sites(&mut cands.clone(), &data, &[]);
+        let joint = rule_stats_joint(&mut cands, &data, &[], &Default::default()).0;
+        let i = cands
+            .iter()
+            .position(|r| r.pattern.contains("?utm_source={"))
+            .expect("a typed utm_source drop");
+        // The 18 tracked links of a, b and c; not d.org's, where `ref` (out of the world) stays.
+        assert_eq!((alone[i], joint[i]), ((0, 0), (18, 0)));
+    }
+
+    #[test]
+    fn a_drop_of_one_value_adds_nothing_where_its_parameter_is_dropped_whatever_the_value() {
+        // `ref` is dropped with any value on three sites, and `ref=nav` is also seen: jointly,
+        // the value's own rule merges nothing the typed one does not, and is not kept.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "c"] {
+            for (i, v) in ["nav", "hp1", "ft22", "nav"].iter().enumerate() {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}.org/p{i}"),
+                        &format!("http://{h}.org/p{i}?ref={v}{h}"),
+                    ],
+                ));
+                clusters.push(mk(
+                    &format!("{h}{i}n"),
+                    &[
+                        &format!("http://{h}.org/q{i}"),
+                        &format!("http://{h}.org/q{i}?ref=nav"),
+                    ],
+                ));
+            }
+        }
+        let (key, rules) = learned_keys(&clusters);
+        assert_eq!(key("http://z.net/x?ref=nav"), "http://z.net/x", "{rules:?}");
+        let refs: Vec<&String> = rules.iter().filter(|r| r.contains("ref=")).collect();
+        assert_eq!(refs.len(), 1, "{rules:?}");
+        assert!(refs[0].contains("ref={"), "{rules:?}");
     }
 
     #[test]
