@@ -8,7 +8,7 @@ team wrote (`../shared/datasets/urls/kasztp.txt`: real paths and real query stri
 parameters included): 1,350 real hosts, up to four real pages each; one or two pages per site get
 one variant by a mechanism drawn from a list (http/https, www., trailing slash, tracking
 parameters — several together, as campaign links carry them — default documents, a fragment,
-AMP), the other pages stay alone (real pages with real parameters a rule must not merge).
+AMP, a mobile host `m.`), the other pages stay alone (real pages with real parameters a rule must not merge).
 
 The mechanisms are this script's choice, so the set measures whether evidence of one or two
 pairs per site adds up across sites (the cross-host tier), not which mechanisms real sites
@@ -66,6 +66,9 @@ def variant(rng, url, mech):
             return None
         doc = rng.choice(["index.html", "index.php", "index.htm", "default.aspx"])
         return urlunsplit((s.scheme, s.netloc, s.path + doc, s.query, ""))
+    if mech == "mobile":
+        host = s.netloc[4:] if s.netloc.startswith("www.") else s.netloc
+        return urlunsplit((s.scheme, "m." + host) + tuple(s[2:]))
     if mech == "fragment":
         return url + "#comments"
     if mech == "amp":
@@ -76,7 +79,7 @@ def variant(rng, url, mech):
 
 
 MECHANISMS = ["scheme"] * 20 + ["www"] * 15 + ["slash"] * 15 + ["track"] * 25 + ["index"] * 5 \
-    + ["fragment"] * 5 + ["amp"] * 5
+    + ["fragment"] * 5 + ["amp"] * 5 + ["mobile"] * 5
 
 
 def main():

@@ -201,6 +201,70 @@ pub enum Convention {
     /// ([`suffix_like`]: no dot, not value-like), such as AMP pages' `amp`: the key drops it
     /// (never the first segment: `/amp/` is kept).
     Suffix(String),
+    /// `/a/b;NAME=v` ≡ `/a/b`: the key drops a `;NAME=…` path parameter (up to the next `;`)
+    /// from the path's last segment, the first one of that name: a Java servlet's
+    /// `;jsessionid=`, `;sid=` (see [`path_param`]).
+    PathParam(String),
+    /// `L.h` ≡ `h` for a mobile or AMP host label L ([`MOBILE_LABELS`]: `m.`, `mobile.`,
+    /// `amp.`): the key drops it (when a dot remains and the registrable domain is the same),
+    /// as [`Convention::StripWww`] drops `www.`.
+    HostLabel(String),
+}
+
+/// The leading host labels a [`Convention::HostLabel`] may drop: the separate mobile and AMP
+/// sites that declare their desktop page canonical. Other labels (`blog.`, `shop.`) name parts
+/// of a site whose pages differ.
+pub const MOBILE_LABELS: &[&str] = &["m", "mobile", "amp"];
+
+/// The [`MOBILE_LABELS`] label that starts `host`, with the rest of the host.
+///
+/// ```
+/// use dedust_core::__private::model::mobile_label;
+/// assert_eq!(mobile_label("m.example.org"), Some(("m", "example.org")));
+/// assert_eq!(mobile_label("mail.example.org"), None);
+/// ```
+pub fn mobile_label(host: &str) -> Option<(&str, &str)> {
+    let (l, rest) = host.split_once('.')?;
+    (MOBILE_LABELS.contains(&l) && rest.contains('.')).then_some((l, rest))
+}
+
+/// The byte range, within `path`, of the first `;NAME=…` parameter of its last segment (from
+/// the `;` to the next `;` or the end of the segment), if any.
+///
+/// ```
+/// use dedust_core::__private::model::path_param;
+/// let p = "/shop/item.do;jsessionid=A1B2;x=1";
+/// assert_eq!(path_param(p, "jsessionid").map(|r| &p[r]), Some(";jsessionid=A1B2"));
+/// assert_eq!(path_param("/a;sid=1/b", "sid"), None); // not in the last segment
+/// assert_eq!(path_param("/a;sidx=1", "sid"), None);
+/// ```
+pub fn path_param(path: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let start = path.rfind('/').map_or(0, |i| i + 1);
+    let last = &path[start..];
+    let mut from = 0;
+    while let Some(k) = last[from..].find(';').map(|k| from + k) {
+        let rest = &last[k + 1..];
+        if rest.strip_prefix(name).is_some_and(|r| r.starts_with('=')) {
+            let end = rest.find(';').map_or(last.len(), |e| k + 1 + e);
+            return Some(start + k..start + end);
+        }
+        from = k + 1;
+    }
+    None
+}
+
+/// The names of the `;NAME=…` parameters of a path's last segment, in order.
+///
+/// ```
+/// use dedust_core::__private::model::path_param_names;
+/// assert_eq!(path_param_names("/s/item.do;jsessionid=A;v=2").collect::<Vec<_>>(), ["jsessionid", "v"]);
+/// ```
+pub fn path_param_names(path: &str) -> impl Iterator<Item = &str> {
+    let last = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+    last.split(';')
+        .skip(1)
+        .filter_map(|kv| kv.split_once('=').map(|(n, _)| n))
+        .filter(|n| !n.is_empty())
 }
 
 /// Whether a path segment can be the WORD of a [`Convention::Suffix`]: not empty, no `.` (a

@@ -127,6 +127,10 @@ struct GlobalRules {
     doc: KeyMap<String, Vec<usize>>,
     /// Suffix conventions, by their word (the path's last non-empty segment).
     suffix: KeyMap<String, Vec<usize>>,
+    /// Path-parameter conventions, by the parameter's name (in the path's last segment).
+    path_param: KeyMap<String, Vec<usize>>,
+    /// Host-label conventions, by the label (the host's first).
+    label: KeyMap<String, Vec<usize>>,
     /// Other rules with required parameters, by the first one's name.
     param: KeyMap<String, Vec<usize>>,
     /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
@@ -145,6 +149,8 @@ impl GlobalRules {
             (Some(C::TrailingSlash), _) => &mut self.slash,
             (Some(C::DefaultDoc(n)), _) => self.doc.entry(n.clone()).or_default(),
             (Some(C::Suffix(n)), _) => self.suffix.entry(n.clone()).or_default(),
+            (Some(C::PathParam(n)), _) => self.path_param.entry(n.clone()).or_default(),
+            (Some(C::HostLabel(l)), _) => self.label.entry(l.clone()).or_default(),
             // A literal first path segment is the narrower feature (`/product.php` rather
             // than every URL with an `id`).
             (None, _) => match (first_literal(r), r.source.required.first()) {
@@ -184,6 +190,19 @@ impl GlobalRules {
             let body = p.path.strip_suffix('/').unwrap_or(p.path);
             if let Some(v) = body.rsplit('/').next().and_then(|l| self.suffix.get(l)) {
                 out.extend_from_slice(v);
+            }
+        }
+        if !self.label.is_empty() {
+            if let Some(v) = crate::model::mobile_label(p.host).and_then(|(l, _)| self.label.get(l))
+            {
+                out.extend_from_slice(v);
+            }
+        }
+        if !self.path_param.is_empty() {
+            for n in crate::model::path_param_names(p.path) {
+                if let Some(v) = self.path_param.get(n) {
+                    out.extend_from_slice(v);
+                }
             }
         }
         if !self.first.is_empty() {
@@ -1133,6 +1152,25 @@ fn apply_convention(
                 .filter(|d| !d.is_empty() && !d.ends_with('/'))?;
             Some(concat(&[scheme, "://", host, dir, slash, mark, query]))
         }
+        C::HostLabel(label) => crate::model::mobile_label(host)
+            .filter(|(l, rest)| {
+                l == label
+                    && crate::site::registrable_domain(rest)
+                        == crate::site::registrable_domain(host)
+            })
+            .map(|(_, h)| concat(&[scheme, "://", h, path, mark, query])),
+        C::PathParam(name) => {
+            let r = crate::model::path_param(path, name)?;
+            Some(concat(&[
+                scheme,
+                "://",
+                host,
+                &path[..r.start],
+                &path[r.end..],
+                mark,
+                query,
+            ]))
+        }
     }
 }
 
@@ -1359,6 +1397,79 @@ mod tests {
         ] {
             let p = split_url(url).unwrap();
             assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+        }
+    }
+
+    /// A host-label convention drops a leading mobile label when the registrable domain stays,
+    /// and its export regex (on the hosts that attest it) agrees.
+    #[test]
+    fn host_label_convention_table() {
+        let c = Convention::HostLabel("m".into());
+        let rule = convention_rule(c.clone());
+        let hosts = vec!["m.a.org".to_string(), "m.b.co.uk".to_string()];
+        let (re, rep) = crate::render::regex_form_on_hosts(&rule, &hosts).unwrap();
+        let re = regex::Regex::new(&re).unwrap();
+        for (url, want) in [
+            ("https://m.a.org/x?y=1", Some("https://a.org/x?y=1")),
+            ("http://m.a.org/", Some("http://a.org/")),
+            ("https://m.b.co.uk/n", Some("https://b.co.uk/n")),
+            ("https://m.co.uk/", None),
+            ("https://mobile.a.org/", None),
+            ("https://www.a.org/", None),
+            ("https://am.a.org/", None),
+        ] {
+            let p = split_url(url).unwrap();
+            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+            if url.contains("://m.a.org") || url.contains("://m.b.co.uk") {
+                assert_eq!(
+                    re.replace(url, rep.as_str()),
+                    want.unwrap(),
+                    "regex on {url}"
+                );
+            }
+        }
+        assert_eq!(rule.pattern, "*://m.*{/path}{?query}");
+    }
+
+    /// A path-parameter convention drops the first `;NAME=…` of the last segment only, and its
+    /// export regex (Java `replaceAll` semantics: one match, `$n` groups) gives the same URL.
+    #[test]
+    fn path_param_convention_table() {
+        let c = Convention::PathParam("jsessionid".into());
+        let rule = convention_rule(c.clone());
+        let hosts = vec!["a.org".to_string()];
+        let (re, rep) = crate::render::regex_form_on_hosts(&rule, &hosts).unwrap();
+        let re = regex::Regex::new(&re).unwrap();
+        for (url, want) in [
+            (
+                "https://a.org/x/item.do;jsessionid=A1B2",
+                Some("https://a.org/x/item.do"),
+            ),
+            (
+                "https://a.org/x/item.do;jsessionid=A1B2?id=3",
+                Some("https://a.org/x/item.do?id=3"),
+            ),
+            ("https://a.org/x/;jsessionid=A1", Some("https://a.org/x/")),
+            ("http://a.org/;jsessionid=A1", Some("http://a.org/")),
+            (
+                "https://a.org/i.do;v=2;jsessionid=A;w=3",
+                Some("https://a.org/i.do;v=2;w=3"),
+            ),
+            (
+                "https://a.org/i.do;jsessionid=A;jsessionid=B",
+                Some("https://a.org/i.do;jsessionid=B"),
+            ),
+            ("https://a.org/i.do;jsessionid=", Some("https://a.org/i.do")),
+            ("https://a.org/a;jsessionid=A/b", None),
+            ("https://a.org/i.do;jsessionidx=A", None),
+            ("https://a.org/i.do;xjsessionid=A", None),
+            ("https://a.org/i.do?jsessionid=A", None),
+            ("https://a.org/", None),
+        ] {
+            let p = split_url(url).unwrap();
+            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+            let java = re.replace(url, rep.as_str());
+            assert_eq!(java, want.unwrap_or(url), "regex on {url}");
         }
     }
 

@@ -106,6 +106,21 @@ fn convention_text(c: &crate::model::Convention, h: &str) -> (String, String) {
             format!("*://{h}{{/path}}/{n}[/]{{?query}}"),
             format!("*://{h}{{/path}}[/]{{?query}}"),
         ),
+        C::HostLabel(l) if h == crate::model::ANY_HOST => (
+            format!("*://{l}.*{{/path}}{{?query}}"),
+            "*://*{/path}{?query}".into(),
+        ),
+        C::HostLabel(l) => (
+            format!("*://{h}{{/path}}{{?query}}"),
+            format!(
+                "*://{}{{/path}}{{?query}}",
+                h.strip_prefix(&format!("{l}.")).unwrap_or(h)
+            ),
+        ),
+        C::PathParam(n) => (
+            format!("*://{h}{{/path}};{n}={{value}}{{?query}}"),
+            format!("*://{h}{{/path}}{{?query}}"),
+        ),
     }
 }
 
@@ -492,6 +507,21 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
                 "$1://$2$3".into(),
             )
         }
+        C::HostLabel(label) => {
+            let prefix = format!("{label}.");
+            let bare: Vec<&str> = hosts
+                .iter()
+                .map(|h| h.strip_prefix(prefix.as_str()))
+                .collect::<Option<_>>()?;
+            (
+                format!(
+                    "^{SCHEME_RE}://{}\\.({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
+                    escape(label),
+                    alternation(bare)
+                ),
+                "$1://$2$3".into(),
+            )
+        }
         C::DefaultDoc(name) => {
             if name.is_empty() || name.contains(['/', '?', '#']) {
                 return None;
@@ -520,6 +550,21 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{}(/?){q}$",
+                    alternation(hosts.iter().map(String::as_str)),
+                    escape(name)
+                ),
+                "$1://$2$3$4$5".into(),
+            )
+        }
+        // `/dir/item.do;NAME=v;x=1` → `/dir/item.do;x=1`: the first `;NAME=` of the last
+        // segment (the lazy path stops at it; what follows holds no `/`).
+        C::PathParam(name) => {
+            if name.is_empty() || name.contains(['/', '?', '#', ';', '=']) {
+                return None;
+            }
+            (
+                format!(
+                    "^{SCHEME_RE}://({})(/[^?#]*?);{}=[^;/?#]*([^/?#]*){q}$",
                     alternation(hosts.iter().map(String::as_str)),
                     escape(name)
                 ),

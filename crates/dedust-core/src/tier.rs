@@ -49,6 +49,10 @@ pub enum Feature<'a> {
     /// `suffix`: a path ending in a suffix-like word (the word is kept for the index, but the
     /// key names none, so a crawl's every last word is not a key).
     Suffix(&'a str),
+    /// `pparam:NAME`: a `;NAME=…` parameter in the path's last segment.
+    PathParam(&'a str),
+    /// `label:L`: a host starting with a mobile or AMP label ([`crate::model::MOBILE_LABELS`]).
+    Label(&'a str),
 }
 
 impl Feature<'_> {
@@ -61,6 +65,8 @@ impl Feature<'_> {
             Feature::Doc(n) => format!("doc:{n}"),
             Feature::Param(n) => format!("param:{n}"),
             Feature::Suffix(_) => "suffix".into(),
+            Feature::PathParam(n) => format!("pparam:{n}"),
+            Feature::Label(l) => format!("label:{l}"),
         }
     }
 }
@@ -78,6 +84,8 @@ pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
         Some(C::TrailingSlash) => Some(Feature::Slash),
         Some(C::DefaultDoc(n)) => Some(Feature::Doc(n)),
         Some(C::Suffix(n)) => Some(Feature::Suffix(n)),
+        Some(C::PathParam(n)) => Some(Feature::PathParam(n)),
+        Some(C::HostLabel(l)) => Some(Feature::Label(l)),
         None => dropped_param(r).map(Feature::Param),
     }
 }
@@ -99,6 +107,9 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if p.host.starts_with("www.") {
         out.push(Feature::Www);
     }
+    if let Some((l, _)) = crate::model::mobile_label(p.host) {
+        out.push(Feature::Label(l));
+    }
     if p.path.len() > 1 && p.path.ends_with('/') {
         out.push(Feature::Slash);
     }
@@ -112,6 +123,7 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
             out.push(Feature::Suffix(last));
         }
     }
+    out.extend(crate::model::path_param_names(p.path).map(Feature::PathParam));
     out.extend(
         crate::base::param_names(p.query)
             .into_iter()

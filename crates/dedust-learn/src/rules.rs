@@ -26,8 +26,9 @@
 //! The same pairs are also evidence for the **cross-host tier** (scope [`ANY_HOST`]): a parameter
 //! dropped on any host (anywhere, and on one literal path such as `/showthread.php`), with a typed
 //! value when high-entropy, per value otherwise; and the URL [`Convention`]s `http` ≡ `https`,
-//! `www.h` ≡ `h`, `/dir/NAME` ≡ `/dir/`, `/a/` ≡ `/a`, `/a/WORD/` ≡ `/a/` (a suffix such as
-//! `amp`), seen in either direction; and cross-host templates: a template whose target derives
+//! `www.h` ≡ `h`, `m.h` ≡ `h` (a mobile or AMP host), `/dir/NAME` ≡ `/dir/`, `/a/` ≡ `/a`, `/a/WORD/` ≡ `/a/` (a suffix such as
+//! `amp`), `/a/b;NAME=v` ≡ `/a/b` (a path parameter such as `;jsessionid=`), seen in either
+//! direction; and cross-host templates: a template whose target derives
 //! from its source, whose path has a literal signature and that no convention explains, keyed
 //! without its host (`/s/{int}` ≡ `/product.php?id={int}` on every site of one software), built
 //! only from pairs of two registrable domains or more, and dropping no parameter. Validation
@@ -57,6 +58,24 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
     let (name, head) = trim(long).split_last()?;
     let dir_ok = head.last().is_some_and(|d| !d.is_empty());
     (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
+}
+
+/// The NAME of a [`Convention::PathParam`] that `long` has and `short` lacks: same segments but
+/// the last, which is `short`'s plus one `;NAME=value` (`item.do;jsessionid=A1` and `item.do`).
+/// NAME is a word (not value-like), so an id written after `;` is not taken for a name.
+fn path_param_of(long: &[String], short: &[String]) -> Option<String> {
+    let (l, head) = long.split_last()?;
+    let (s, shead) = short.split_last()?;
+    if head != shead || l.len() <= s.len() {
+        return None;
+    }
+    use dedust_core::__private::model::{path_param, path_param_names};
+    let path = format!("/{l}");
+    let name = path_param_names(&path).find(|n| {
+        path_param(&path, n)
+            .is_some_and(|r| format!("{}{}", &path[1..r.start], &path[r.end..]) == *s)
+    })?;
+    (!value_like(name)).then(|| name.to_string())
 }
 
 pub use dedust_core::__private::model::{label_of, Cluster};
@@ -524,6 +543,22 @@ fn observations(
         {
             out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
         }
+        // A mobile or AMP host (`m.h`) beside its desktop host (`h` or `www.h`).
+        let desktop = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_string();
+        for (a, b) in [(&uu.host, &cu.host), (&cu.host, &uu.host)] {
+            if let Some((l, rest)) = dedust_core::__private::model::mobile_label(a) {
+                if !cross_site && rest == desktop(b) {
+                    out.push((
+                        GroupKey::Convention(Convention::HostLabel(l.to_string())),
+                        pair(true),
+                    ));
+                    // `m.h` ≡ `www.h` is one key only with `www.h` ≡ `h` too.
+                    if b.starts_with("www.") {
+                        out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
+                    }
+                }
+            }
+        }
         // A site's evidence: the clusters holding any URL of its registrable domain.
         let established = |host: &str| {
             popularity
@@ -611,6 +646,10 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
     }
     if let Some(name) = suffix_of(&u.segs, &c.segs).or_else(|| suffix_of(&c.segs, &u.segs)) {
         out.push(GroupKey::Convention(Convention::Suffix(name.clone())));
+    }
+    if let Some(name) = path_param_of(&u.segs, &c.segs).or_else(|| path_param_of(&c.segs, &u.segs))
+    {
+        out.push(GroupKey::Convention(Convention::PathParam(name)));
     }
     if long.len() == short.len() + 1 && long[..short.len()] == short[..] {
         let last = &long[short.len()];

@@ -98,6 +98,8 @@ struct UrlIndex<'a> {
     by_flag: [Vec<u32>; 3],
     by_doc: HashMap<&'a str, Vec<u32>>,
     by_param: HashMap<&'a str, Vec<u32>>,
+    by_path_param: HashMap<&'a str, Vec<u32>>,
+    by_label: HashMap<&'a str, Vec<u32>>,
     /// By suffix word, for the words of the rules being validated only (a crawl's last path
     /// segments are too many to index them all).
     by_suffix: HashMap<&'a str, Vec<u32>>,
@@ -182,6 +184,8 @@ impl<'a> UrlIndex<'a> {
             Feature::Slash => &mut self.by_flag[2],
             Feature::Doc(n) => self.by_doc.entry(n).or_default(),
             Feature::Param(n) => self.by_param.entry(n).or_default(),
+            Feature::PathParam(n) => self.by_path_param.entry(n).or_default(),
+            Feature::Label(l) => self.by_label.entry(l).or_default(),
             Feature::Suffix(n) => self.by_suffix.entry(n).or_default(),
         }
     }
@@ -207,6 +211,12 @@ impl<'a> UrlIndex<'a> {
         for (k, v) in other.by_param {
             self.by_param.entry(k).or_default().extend(v);
         }
+        for (k, v) in other.by_path_param {
+            self.by_path_param.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.by_label {
+            self.by_label.entry(k).or_default().extend(v);
+        }
         for (k, v) in other.by_suffix {
             self.by_suffix.entry(k).or_default().extend(v);
         }
@@ -227,6 +237,16 @@ impl<'a> UrlIndex<'a> {
                 self.by_param
                     .iter()
                     .map(|(n, v)| (Feature::Param(n), v.len())),
+            )
+            .chain(
+                self.by_path_param
+                    .iter()
+                    .map(|(n, v)| (Feature::PathParam(n), v.len())),
+            )
+            .chain(
+                self.by_label
+                    .iter()
+                    .map(|(l, v)| (Feature::Label(l), v.len())),
             )
             .chain([(Feature::Suffix(""), self.suffix_any)])
             .filter(|&(_, n)| n > 0)
@@ -257,6 +277,8 @@ impl<'a> UrlIndex<'a> {
                 Feature::Slash => Some(&self.by_flag[2]),
                 Feature::Doc(n) => self.by_doc.get(n),
                 Feature::Param(n) => self.by_param.get(n),
+                Feature::PathParam(n) => self.by_path_param.get(n),
+                Feature::Label(l) => self.by_label.get(l),
                 Feature::Suffix(n) => self.by_suffix.get(n),
             };
             return list.map_or(&[], |v| v.as_slice());
@@ -431,6 +453,14 @@ fn is_global_drop(r: &Rule) -> bool {
     r.is_global() && r.kind == RuleKind::Drop
 }
 
+/// A rule judged jointly ([`joint_drops`]): a cross-host parameter drop, or a host convention
+/// (`www.`, a mobile label), which merge `m.h/x` with `www.h/x` only together.
+fn is_joint(r: &Rule) -> bool {
+    use crate::rules::Convention as C;
+    is_global_drop(r)
+        || (r.is_global() && matches!(r.convention, Some(C::StripWww | C::HostLabel(_))))
+}
+
 /// A cross-host drop's parameter name and how general it is: +2 on every path (not one literal
 /// path), +1 for any value of a type (not one literal value). Of two drops of one name that
 /// both change a URL, the more general one does the work there.
@@ -497,9 +527,10 @@ fn site_evidence(r: &mut Rule, m: &[Merge], hosts: &[&str], domains: &[&str]) {
 /// Most rounds of [`joint_drops`] (each one re-judges every drop in the world the last kept).
 const JOINT_ROUNDS: usize = 4;
 
-/// Judge the cross-host parameter drops together. Applied alone, a drop merges nothing where
-/// pages carry two parameters that each must go (`?utm_source=…&utm_medium=…`), so each would
-/// be rejected for want of support. Here the *world* is the set of cross-host drops that pass
+/// Judge the cross-host parameter drops together (and the host conventions [`is_joint`]).
+/// Applied alone, a drop merges nothing where pages carry two parameters that each must go
+/// (`?utm_source=…&utm_medium=…`), so each would be rejected for want of support; nor does
+/// `m.h` → `h` where the desktop pages live on `www.h`. Here the *world* is the set of cross-host drops that pass
 /// `opts` (at first: those whose own fp rate, alone, passes `--max-fpr`); each drop is applied,
 /// then the world's drops, to the URLs it changes, and those URLs merge when their result equals
 /// another URL's result in that world (a URL the world leaves alone is its own result). A drop
@@ -527,7 +558,7 @@ fn joint_drops(
         verdict(&t, opts, None) == Verdict::Keep
     };
     let members: Vec<usize> = (0..rules.len())
-        .filter(|&i| is_global_drop(&rules[i]))
+        .filter(|&i| is_joint(&rules[i]))
         .filter(|&i| {
             let m = &found[i].0;
             rounded_fpr(m.len(), m.iter().filter(|x| x.fp).count()) <= opts.max_fpr
@@ -1868,6 +1899,67 @@ mod tests {
         );
         // Only member pages: other paths keep their `u`.
         assert_ne!(key("http://z.net/p.php?u=3"), key("http://z.net/p.php?u=4"));
+    }
+
+    #[test]
+    fn java_session_path_parameters_seen_on_two_sites_merge_on_a_site_never_seen() {
+        // Servlet containers write the session into the path (`item.do;jsessionid=…`): seen on
+        // three sites, a convention for every host; a `;v=` that names versions stays.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "c"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}.org/shop/item.do?id={i}"),
+                        &format!("http://{h}.org/shop/item.do;jsessionid=9F{i}C0A1{h}77E2?id={i}"),
+                    ],
+                ));
+            }
+            clusters.push(mk(&format!("{h}v1"), &[&format!("http://{h}.org/doc;v=1")]));
+            clusters.push(mk(&format!("{h}v2"), &[&format!("http://{h}.org/doc;v=2")]));
+        }
+        let (key, rules) = learned_keys(&clusters);
+        assert!(
+            rules.contains(&"*://*{/path};jsessionid={value}{?query}".to_string()),
+            "{rules:?}"
+        );
+        assert_eq!(
+            key("http://z.net/portal/view.do;jsessionid=0A1B2C3D?x=1"),
+            "http://z.net/portal/view.do?x=1"
+        );
+        assert_ne!(key("http://z.net/doc;v=1"), key("http://z.net/doc;v=2"));
+    }
+
+    #[test]
+    fn mobile_hosts_seen_on_three_sites_merge_on_a_site_never_seen() {
+        // `m.h/x` declares `www.h/x` on three sites: neither `m.` → `` nor `www.` → `` merges
+        // them alone; judged together both are kept, and an unseen site's mobile and desktop
+        // pages share one key. Other labels (`mail.`) are not mobile hosts.
+        let mut clusters = Vec::new();
+        for h in ["a", "b", "c"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("https://www.{h}.org/news/{i}-story"),
+                        &format!("https://m.{h}.org/news/{i}-story"),
+                    ],
+                ));
+            }
+        }
+        let (key, rules) = learned_keys(&clusters);
+        assert!(
+            rules.contains(&"*://m.*{/path}{?query}".to_string()),
+            "{rules:?}"
+        );
+        assert_eq!(
+            key("https://m.z.net/a/1?x=1"),
+            key("https://www.z.net/a/1?x=1")
+        );
+        assert_eq!(key("https://m.z.net/a/1"), "https://z.net/a/1");
+        assert_eq!(key("https://mail.z.net/a"), "https://mail.z.net/a");
+        assert_eq!(key("https://m.co.uk/"), "https://m.co.uk/");
     }
 
     #[test]
