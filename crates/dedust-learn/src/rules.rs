@@ -63,19 +63,46 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
 /// The NAME of a [`Convention::PathParam`] that `long` has and `short` lacks: same segments but
 /// the last, which is `short`'s plus one `;NAME=value` (`item.do;jsessionid=A1` and `item.do`).
 /// NAME is a word (not value-like), so an id written after `;` is not taken for a name.
+///
+/// # Complexity
+/// `O(n)` in the segment's length (attacker-controlled: a segment of 64 KiB of `;a=1`).
 fn path_param_of(long: &[String], short: &[String]) -> Option<String> {
     let (l, head) = long.split_last()?;
     let (s, shead) = short.split_last()?;
     if head != shead || l.len() <= s.len() {
         return None;
     }
-    use dedust_core::__private::model::{path_param, path_param_names};
-    let path = format!("/{l}");
-    let name = path_param_names(&path).find(|n| {
-        path_param(&path, n)
-            .is_some_and(|r| format!("{}{}", &path[1..r.start], &path[r.end..]) == *s)
-    })?;
-    (!value_like(name)).then(|| name.to_string())
+    let (lb, sb) = (l.as_bytes(), s.as_bytes());
+    let d = lb.len() - sb.len();
+    let pre = lb.iter().zip(sb).take_while(|(a, b)| a == b).count();
+    let suf = lb
+        .iter()
+        .rev()
+        .zip(sb.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Removing `[k, k + d)` gives `short` when `k` is within the common prefix and `k + d` where
+    // the common suffix begins; the piece is one whole `;NAME=value` when its `;` is followed by
+    // no other before `k + d`, and `k + d` is the next `;` or the end.
+    let lo = sb.len().saturating_sub(suf);
+    let semis: Vec<usize> = memchr_all(b';', lb);
+    semis.iter().enumerate().find_map(|(j, &k)| {
+        let next = semis.get(j + 1).copied().unwrap_or(lb.len());
+        if k < lo || k > pre || next != k + d {
+            return None;
+        }
+        let (name, _) = l[k + 1..k + d].split_once('=')?;
+        (!name.is_empty() && !value_like(name)).then(|| name.to_string())
+    })
+}
+
+/// Positions of `b` in `s`.
+fn memchr_all(b: u8, s: &[u8]) -> Vec<usize> {
+    s.iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == b)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 pub use dedust_core::__private::model::{label_of, Cluster};
@@ -1672,6 +1699,42 @@ mod tests {
         assert_eq!(
             prep.labels[0], prep.labels[1],
             "one truth cluster for validation"
+        );
+    }
+
+    #[test]
+    fn path_param_of_table() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for (long, short, want) in [
+            (
+                v(&["s", "item.do;jsessionid=A1"]),
+                v(&["s", "item.do"]),
+                Some("jsessionid"),
+            ),
+            (
+                v(&["s", "i.do;v=2;sid=9;w=1"]),
+                v(&["s", "i.do;v=2;w=1"]),
+                Some("sid"),
+            ),
+            (v(&[";sid=9"]), v(&[""]), Some("sid")),
+            (
+                v(&["s", "item.do;jsessionid=A1"]),
+                v(&["t", "item.do"]),
+                None,
+            ),
+            (v(&["s", "item.do;a=1;b=2"]), v(&["s", "item.do"]), None),
+            (v(&["s", "item.do;123=4"]), v(&["s", "item.do"]), None),
+            (v(&["s", "item.do;=4"]), v(&["s", "item.do"]), None),
+            (v(&["s", "item.dox"]), v(&["s", "item.do"]), None),
+        ] {
+            assert_eq!(path_param_of(&long, &short).as_deref(), want, "{long:?}");
+        }
+        // A hostile segment of 16 k path parameters is one pass, not one per parameter.
+        let big = ";a=1".repeat(16 * 1024);
+        assert_eq!(path_param_of(&v(&[&format!("x{big}")]), &v(&["x"])), None);
+        assert_eq!(
+            path_param_of(&v(&[&format!("x;sid=1{big}")]), &v(&[&format!("x{big}")])).as_deref(),
+            Some("sid")
         );
     }
 
