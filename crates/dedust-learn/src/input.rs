@@ -295,7 +295,9 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
 }
 
 fn looks_like_url(u: &str) -> bool {
-    u.contains("://") && !u.chars().any(char::is_whitespace)
+    // A space inside a URL is common in real lists (`…#What to Expect`); the base layer's
+    // WHATWG parser percent-encodes it, as `normalize` does. Other white space is a framing error.
+    u.contains("://") && !u.chars().any(|c| c.is_whitespace() && c != ' ')
 }
 
 /// Read clusters from a path (`-` = stdin).
@@ -776,6 +778,33 @@ fn split_fields(line: &str, tsv: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn looks_like_url_table() {
+        for (u, want) in [
+            ("http://h/1", true),
+            ("https://x.org/a#What to Expect", true),
+            ("https://x.org/a b?q=c d", true),
+            ("not a url", false),
+            ("http://h/1\nx", false),
+            ("http://h/\u{0b}1", false),
+            ("http://h/\u{3000}1", false),
+        ] {
+            assert_eq!(looks_like_url(u), want, "{u:?}");
+        }
+        // Read and learned from, as `normalize` reads it: the space is percent-encoded.
+        let dir = std::env::temp_dir().join(format!("dedust-space-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("c.tsv");
+        std::fs::write(
+            &p,
+            "cluster\turl\na\thttps://x.org/a b\na\thttps://x.org/a b?s=1\n",
+        )
+        .unwrap();
+        let (c, rep) = read_clusters(p.to_str().unwrap(), InputFormat::Auto).unwrap();
+        assert_eq!((c.len(), c[0].urls.len(), rep.skipped), (1, 2, 0));
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn csv_fields_table() {
