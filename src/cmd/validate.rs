@@ -19,7 +19,9 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     for r in rules.iter_mut().filter(|r| r.is_global()) {
         r.except.clear();
     }
-    let stats = dedust::validate::rule_stats_and_sites(&mut rules, &data, &[]);
+    let opts = a.validate.options();
+    // Judged as `learn` judges: cross-host drops and host conventions together.
+    let stats = dedust::validate::rule_stats_together(&mut rules, &data, &[], &opts);
     let mut rows = Vec::new();
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
@@ -28,7 +30,6 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         }
         rows.push((r.id.clone(), r.pattern.clone(), *s, *f, fpr));
     }
-    let opts = a.validate.options();
     let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
     kept.extend(revoked);
     let file = dedust::RuleFile::new(

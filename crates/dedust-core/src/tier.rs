@@ -123,7 +123,11 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
             out.push(Feature::Suffix(last));
         }
     }
-    out.extend(crate::model::path_param_names(p.path).map(Feature::PathParam));
+    // Each name once, however often a (hostile) segment repeats it: a URL is one candidate.
+    let mut names: Vec<&str> = crate::model::path_param_names(p.path).collect();
+    names.sort_unstable();
+    names.dedup();
+    out.extend(names.into_iter().map(Feature::PathParam));
     out.extend(
         crate::base::param_names(p.query)
             .into_iter()

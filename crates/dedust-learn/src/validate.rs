@@ -378,6 +378,30 @@ pub fn rule_stats_and_sites(
     rule_stats_rewrites(rules, validation, reference).0
 }
 
+/// [`rule_stats_and_sites`] with the cross-host parameter drops and host conventions judged
+/// together, as `learn` judges them (see `joint_drops` in the source; `opts` decides which
+/// rules make the world).
+///
+/// ```
+/// use dedust_learn::{learn_candidates, validate::{labeled, rule_stats_together}, BaseOptions, Cluster, LearnOptions};
+/// let c: Vec<Cluster> = ["a", "b", "c"].iter().map(|h| Cluster { id: h.to_string(), urls: vec![
+///     format!("http://{h}.org/p"), format!("http://{h}.org/p?utm_medium=email&utm_source=nl{h}1"),
+///     format!("http://{h}.org/p?utm_medium=social&utm_source=tw{h}2")] }).collect();
+/// let (mut rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
+/// let data = labeled(&c, &BaseOptions::default()).0;
+/// let st = rule_stats_together(&mut rules, &data, &[], &Default::default());
+/// let i = rules.iter().position(|r| r.pattern.contains("?utm_source={")).unwrap();
+/// assert_eq!(st[i], (6, 0)); // alone: (0, 0), utm_medium stays behind
+/// ```
+pub fn rule_stats_together(
+    rules: &mut [Rule],
+    validation: &[Labeled],
+    reference: &[Labeled],
+    opts: &ValidateOptions,
+) -> Vec<(usize, usize)> {
+    rule_stats_joint(rules, validation, reference, opts).0
+}
+
 /// Each host rule's rewrites of the validation URLs (`(index, hash of the output)`, by URL
 /// index), kept from validation so [`select_cached`] does not compute them again; empty for
 /// cross-host rules.
@@ -570,7 +594,8 @@ fn joint_drops(
     let mut world: Vec<usize> = members.clone();
     // The last round's world and the drops that entered or left it since.
     let mut last: Option<(World, Vec<usize>)> = None;
-    for _ in 0..JOINT_ROUNDS {
+    // After JOINT_ROUNDS rounds the world only shrinks, so it reaches a fixed point.
+    for round in 0..JOINT_ROUNDS + members.len() {
         let w = World::new(ctx, world.iter().map(|&i| &rules[i]));
         // A member's merges change only when the world's results do, or when a more general
         // drop of its name came or went ([`World::covers`]).
@@ -602,6 +627,7 @@ fn joint_drops(
             .iter()
             .copied()
             .filter(|&i| judge(&rules[i], &found[i].0))
+            .filter(|i| round + 1 < JOINT_ROUNDS || world.contains(i))
             .collect();
         if next == world || next.is_empty() {
             break;
@@ -623,6 +649,8 @@ struct World {
     norm: Normalizer,
     /// The same drops by parameter name, with their [`drop_generality`], for [`World::covers`].
     by_name: HashMap<String, Vec<(u8, Rule)>>,
+    /// The rules, for [`World::without`].
+    rules: Vec<Rule>,
     /// By URL index: the drops change it.
     changed: Vec<bool>,
     /// Result → the URLs the drops change into it.
@@ -653,7 +681,7 @@ impl World {
                     .push((k, r.clone()));
             }
         }
-        let norm = Normalizer::new(rules, None);
+        let norm = Normalizer::new(rules.clone(), None);
         let images: Vec<(u32, String)> = touched
             .par_iter()
             .filter_map(|&i| {
@@ -671,9 +699,21 @@ impl World {
         World {
             norm,
             by_name,
+            rules,
             changed,
             by_image,
         }
+    }
+
+    /// The world's rules less `r`.
+    fn without(&self, r: &Rule) -> Normalizer {
+        let rest = self
+            .rules
+            .iter()
+            .filter(|x| x.id != r.id)
+            .cloned()
+            .collect();
+        Normalizer::new(rest, None)
     }
 
     /// Whether a more general drop of the world drops `r`'s parameter from `u` ([`drop_generality`]):
@@ -837,6 +877,9 @@ impl<'a> MergeContext<'a> {
         // Buffers reused from group to group.
         let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
         let mut labels = Vec::new();
+        // The world less `r`, built the first time a bucket holds only URLs `r` rewrote.
+        let without: std::cell::OnceCell<Normalizer> = std::cell::OnceCell::new();
+        let mut needed: Vec<bool> = Vec::new();
         for group in outs.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
             let o = group[0].2.as_str();
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
@@ -874,9 +917,27 @@ impl<'a> MergeContext<'a> {
                 continue;
             }
             let major = self.leader(&bucket, &unchanged, &mut labels);
-            for &i in bucket[..rewritten]
+            // In a world, `r` merges a URL only where the world less `r` would not: a bucket
+            // with a URL `r` left alone needs `r`; among URLs `r` rewrote, those whose results
+            // without `r` already agree merge anyway (a `sid` drop's merges are not `lang`'s).
+            needed.clear();
+            match world {
+                Some(w) if unchanged.is_empty() => {
+                    let wo = without.get_or_init(|| w.without(r));
+                    let alone: Vec<String> = bucket[..rewritten]
+                        .iter()
+                        .map(|&j| wo.apply_rules(all[j as usize].url.clone()).url)
+                        .collect();
+                    // Two results or more: every URL differs from some other one.
+                    let split = alone.iter().any(|a| *a != alone[0]);
+                    needed.resize(rewritten, split);
+                }
+                _ => needed.resize(rewritten, true),
+            }
+            for (&i, _) in bucket[..rewritten]
                 .iter()
-                .filter(|&&i| (i as usize) < self.nv)
+                .zip(&needed)
+                .filter(|&(&i, &n)| n && (i as usize) < self.nv)
             {
                 out.push(Merge {
                     url: i,
@@ -1960,6 +2021,63 @@ mod tests {
         assert_eq!(key("https://m.z.net/a/1"), "https://z.net/a/1");
         assert_eq!(key("https://mail.z.net/a"), "https://mail.z.net/a");
         assert_eq!(key("https://m.co.uk/"), "https://m.co.uk/");
+    }
+
+    #[test]
+    fn a_drop_gets_no_credit_for_merges_its_world_makes_anyway() {
+        // `lang=en` is seen dropped once. Elsewhere, URLs with `lang=en` merge only because
+        // their session ids go: the `sid` drop's merges, not `lang`'s, which must not ride
+        // along into a rule for every host.
+        let mut clusters = vec![mk("a0", &["http://a.org/doc", "http://a.org/doc?lang=en"])];
+        for h in ["b", "c", "d"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}.org/q{i}?lang=en&sid=0f9e8d7c6b5a{h}{i}1"),
+                        &format!("http://{h}.org/q{i}?lang=en&sid=1a2b3c4d5e6f{h}{i}2"),
+                        &format!("http://{h}.org/q{i}?lang=en"),
+                    ],
+                ));
+                clusters.push(mk(
+                    &format!("{h}{i}-www"),
+                    &[
+                        &format!("http://www.{h}.org/p{i}?lang=en"),
+                        &format!("http://{h}.org/p{i}?lang=en"),
+                    ],
+                ));
+            }
+        }
+        let (key, rules) = learned_keys(&clusters);
+        assert!(!rules.iter().any(|r| r.contains("lang=")), "{rules:?}");
+        assert_ne!(
+            key("http://z.net/doc?lang=en"),
+            "http://z.net/doc",
+            "{rules:?}"
+        );
+        // The session drop itself is kept and merges on a host never seen.
+        assert_eq!(
+            key("http://z.net/q?lang=en&sid=00aa11bb22cc33dd"),
+            key("http://z.net/q?lang=en")
+        );
+    }
+
+    #[test]
+    fn a_url_repeating_a_path_parameter_counts_once() {
+        // An attacker's URL repeats `;sid=` thousands of times: it is one candidate URL of the
+        // path-parameter convention, not one per repeat (which would drown its false positives).
+        let rule = crate::rules::convention_rule(crate::rules::Convention::PathParam("sid".into()));
+        let rep = ";sid=1".repeat(2000);
+        let l = |u: String, c| Labeled { url: u, cluster: c };
+        let data = vec![
+            l(format!("http://a.org/x{rep}"), 0),
+            l("http://a.org/x;sid=2".to_string(), 0),
+            l("http://c.org/p;sid=1".into(), 1),
+            l("http://c.org/p;sid=2".into(), 2),
+            l("http://c.org/p".into(), 3),
+        ];
+        let st = rule_stats(&[rule], &data, &[]);
+        assert!(st[0].0 <= 5 && st[0].1 >= 2, "{st:?}");
     }
 
     #[test]
