@@ -825,6 +825,8 @@ impl<'a> MergeContext<'a> {
         // URLs the rule changes (ascending, as the candidates are), and the groups their
         // outputs form.
         let mut out_of: Vec<u32> = Vec::new();
+        // URLs `r` rewrites where a more general drop of the world does too (ascending).
+        let mut covered: Vec<u32> = Vec::new();
         // (hash of the output, URL index, output), sorted by output: equal outputs are adjacent.
         let mut outs: Vec<(u64, u32, String)> = Vec::new();
         let need = self.index.required_first(r);
@@ -848,10 +850,13 @@ impl<'a> MergeContext<'a> {
                 continue;
             }
             let u = &all[i as usize].url;
-            if world.is_some_and(|w| w.covers(r, u)) {
-                continue;
-            }
+            // Where a more general drop does the work, `r` earns nothing, but its wrong merges
+            // still count (on a site excepted from that drop, `r` makes them).
+            let cov = world.is_some_and(|w| w.covers(r, u));
             if let Some(o) = apply(u).filter(|o| o != u) {
+                if cov {
+                    covered.push(i);
+                }
                 let o = match world {
                     Some(w) => w.norm.apply_rules(o).url,
                     None => o,
@@ -939,11 +944,11 @@ impl<'a> MergeContext<'a> {
                 .zip(&needed)
                 .filter(|&(&i, &n)| n && (i as usize) < self.nv)
             {
-                out.push(Merge {
-                    url: i,
-                    fp: all[i as usize].cluster != major,
-                    seen,
-                });
+                let fp = all[i as usize].cluster != major;
+                if !fp && covered.binary_search(&i).is_ok() {
+                    continue;
+                }
+                out.push(Merge { url: i, fp, seen });
             }
         }
         (out, rewrites)
