@@ -514,8 +514,9 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
                 .map(|h| h.strip_prefix(prefix.as_str()))
                 .collect::<Option<_>>()?;
             (
+                // Every leading copy of the label, as the engine drops them in one step.
                 format!(
-                    "^{SCHEME_RE}://{}\\.({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
+                    "^{SCHEME_RE}://(?:{}\\.)+({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
                     escape(label),
                     alternation(bare)
                 ),
