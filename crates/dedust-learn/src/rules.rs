@@ -85,7 +85,7 @@ fn path_param_of(long: &[String], short: &[String]) -> Option<String> {
     // the common suffix begins; the piece is one whole `;NAME=value` when its `;` is followed by
     // no other before `k + d`, and `k + d` is the next `;` or the end.
     let lo = sb.len().saturating_sub(suf);
-    let semis: Vec<usize> = memchr_all(b';', lb);
+    let semis: Vec<usize> = l.match_indices(';').map(|(i, _)| i).collect();
     semis.iter().enumerate().find_map(|(j, &k)| {
         let next = semis.get(j + 1).copied().unwrap_or(lb.len());
         if k < lo || k > pre || next != k + d {
@@ -94,15 +94,6 @@ fn path_param_of(long: &[String], short: &[String]) -> Option<String> {
         let (name, _) = l[k + 1..k + d].split_once('=')?;
         (!name.is_empty() && !value_like(name)).then(|| name.to_string())
     })
-}
-
-/// Positions of `b` in `s`.
-fn memchr_all(b: u8, s: &[u8]) -> Vec<usize> {
-    s.iter()
-        .enumerate()
-        .filter(|&(_, &c)| c == b)
-        .map(|(i, _)| i)
-        .collect()
 }
 
 pub use dedust_core::__private::model::{label_of, Cluster};

@@ -647,8 +647,9 @@ fn joint_drops(
 struct World {
     /// The drops, in their order, without exceptions.
     norm: Normalizer,
-    /// The same drops by parameter name, with their [`drop_generality`], for [`World::covers`].
-    by_name: HashMap<String, Vec<(u8, Rule)>>,
+    /// Indices into `rules` by parameter name, with their [`drop_generality`], for
+    /// [`World::covers`].
+    by_name: HashMap<String, Vec<(u8, usize)>>,
     /// The rules, for [`World::without`].
     rules: Vec<Rule>,
     /// By URL index: the drops change it.
@@ -672,13 +673,10 @@ impl World {
             .collect();
         touched.sort_unstable();
         touched.dedup();
-        let mut by_name: HashMap<String, Vec<(u8, Rule)>> = HashMap::new();
-        for r in &rules {
+        let mut by_name: HashMap<String, Vec<(u8, usize)>> = HashMap::new();
+        for (i, r) in rules.iter().enumerate() {
             if let Some((n, k)) = drop_generality(r) {
-                by_name
-                    .entry(n.to_string())
-                    .or_default()
-                    .push((k, r.clone()));
+                by_name.entry(n.to_string()).or_default().push((k, i));
             }
         }
         let norm = Normalizer::new(rules.clone(), None);
@@ -724,7 +722,7 @@ impl World {
         };
         self.by_name.get(name).is_some_and(|v| {
             v.iter()
-                .any(|(k, o)| *k > rank && apply_rule(o, u).is_some_and(|x| x != u))
+                .any(|&(k, o)| k > rank && apply_rule(&self.rules[o], u).is_some_and(|x| x != u))
         })
     }
 }
