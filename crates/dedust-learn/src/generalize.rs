@@ -21,7 +21,7 @@
 //! `O(Σ segments)` keys per rule, hashed: linear in the candidates.
 
 use crate::rules::{CapType, Piece, Rule, RuleKind, ValPat};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Fewest siblings a merged candidate needs (two values are a coincidence, three a pattern).
 pub const MIN_SIBLINGS: usize = 3;

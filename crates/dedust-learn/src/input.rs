@@ -29,7 +29,7 @@
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
 pub use dedust_io::{open, read_line_capped, Line};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::io::BufRead;
 
 /// Input format of `learn` and `evaluate`.
@@ -582,7 +582,7 @@ pub fn read_clusters_from(
 fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
     // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
     for c in &mut acc.clusters {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         c.urls.retain(|u| seen.insert(u.clone()));
     }
     if acc.clusters.is_empty() {
@@ -697,7 +697,7 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         .filter_map(|(c, sig)| {
             let mut c = c?;
             // Each URL once, in first-seen order (linear: a united digest group may be huge).
-            let mut seen = std::collections::HashSet::with_capacity(c.urls.len());
+            let mut seen = HashSet::with_capacity(c.urls.len());
             c.urls.retain(|u| seen.insert(u.clone()));
             if sig.len() > 1 {
                 let rest = c.id.split_once(':').map_or("", |(_, r)| r).to_string();

@@ -11,8 +11,8 @@
 //! registrable domain and names the worst one (among domains with at least
 //! [`WORST_HOST_MIN_URLS`] test URLs, so a one-URL site does not read as "100 % lost").
 
+use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Evaluation numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

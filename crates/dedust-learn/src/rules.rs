@@ -41,8 +41,9 @@ use crate::align::align;
 use crate::base::{base_normalize, BaseOptions};
 use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use crate::model::*;
 
@@ -2118,7 +2119,8 @@ mod tests {
             (url_shape("http://h/a?t=1"), 5),
             (url_shape("https://h/a?t=1"), 2),
         ]
-        .into();
+        .into_iter()
+        .collect();
         assert_eq!(canonical(&urls, &pop), 1);
     }
 

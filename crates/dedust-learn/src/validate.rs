@@ -31,8 +31,9 @@ pub(crate) use crate::tier::{cross_host_after_hosts, prune_attested};
 use crate::tier::{domain, parts_exposure, rule_feature, url_exposure, Feature};
 use crate::tokenize::split_url;
 use crate::BaseOptions;
+use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// One base-normalized URL with its ground-truth cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,11 +120,7 @@ impl<'a> UrlIndex<'a> {
     /// # Complexity
     /// `O(n)` hash updates for `n` URLs, in parallel over chunks of URLs whose indexes are then
     /// appended in URL order (every list stays ascending).
-    fn new(
-        urls: &[&'a Labeled],
-        features: bool,
-        suffixes: &std::collections::HashSet<&str>,
-    ) -> UrlIndex<'a> {
+    fn new(urls: &[&'a Labeled], features: bool, suffixes: &HashSet<&str>) -> UrlIndex<'a> {
         const CHUNK: usize = 1 << 15;
         let parts: Vec<UrlIndex<'a>> = urls
             .par_chunks(CHUNK)
@@ -875,11 +872,17 @@ impl<'a> MergeContext<'a> {
             );
             rewrites.sort_unstable();
         }
-        outs.sort_unstable_by(|a, b| (a.0, &a.2, a.1).cmp(&(b.0, &b.2, b.1)));
+        // In (hash, output, URL) order, comparing outputs only where two hashes collide.
+        outs.sort_unstable_by_key(|a| (a.0, a.1));
+        for run in outs.chunk_by_mut(|a, b| a.0 == b.0) {
+            if run.iter().any(|x| x.2 != run[0].2) {
+                run.sort_unstable_by(|a, b| (&a.2, a.1).cmp(&(&b.2, b.1)));
+            }
+        }
         let mut out = Vec::new();
         // Buffers reused from group to group.
         let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
-        let mut labels = Vec::new();
+        let (mut labels, mut at_o) = (Vec::new(), Vec::new());
         // The world less `r`, built the first time a bucket holds only URLs `r` rewrote.
         let without: std::cell::OnceCell<Normalizer> = std::cell::OnceCell::new();
         let mut needed: Vec<bool> = Vec::new();
@@ -888,16 +891,15 @@ impl<'a> MergeContext<'a> {
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
             unchanged.clear();
             let not_rewritten = |j: &u32| out_of.binary_search(j).is_err();
-            let seen = self.exact(o).any(|j| not_rewritten(&j));
+            // The data's URLs equal to `o` that `r` left alone (one hash lookup per group).
+            at_o.clear();
+            at_o.extend(self.exact(o).filter(not_rewritten));
+            let seen = !at_o.is_empty();
             match world {
-                None => unchanged.extend(self.exact(o).filter(not_rewritten)),
+                None => unchanged.extend_from_slice(&at_o),
                 Some(w) => {
                     // The URLs the world leaves as `o`, and those it turns into `o`.
-                    unchanged.extend(
-                        self.exact(o)
-                            .filter(|&j| !w.changed[j as usize])
-                            .filter(not_rewritten),
-                    );
+                    unchanged.extend(at_o.iter().copied().filter(|&j| !w.changed[j as usize]));
                     if let Some(v) = w.by_image.get(o) {
                         unchanged.extend(v.iter().copied().filter(not_rewritten));
                     }
