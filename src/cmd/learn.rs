@@ -47,9 +47,10 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         if c.0 != Some(stage) {
             if let (true, Some(prev)) = (a.chatter.verbose, c.0) {
                 eprintln!(
-                    "learn: {} took {:.2}s",
+                    "learn: {} took {:.2}s{}",
                     name(prev),
-                    c.1.elapsed().as_secs_f64()
+                    c.1.elapsed().as_secs_f64(),
+                    peak_note()
                 );
             }
             *c = (Some(stage), Instant::now());
@@ -67,9 +68,10 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         let c = stage_clock.lock().expect("stage clock");
         if let Some(prev) = c.0 {
             eprintln!(
-                "learn: {} took {:.2}s",
+                "learn: {} took {:.2}s{}",
                 name(prev),
-                c.1.elapsed().as_secs_f64()
+                c.1.elapsed().as_secs_f64(),
+                peak_note()
             );
         }
     }
@@ -143,6 +145,21 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
 }
 
 /// The label of a learning stage in progress bars and `-v` timings.
+/// `", peak RSS so far 1.23 GB"` where the OS tells (Linux: `VmHWM` of `/proc/self/status`), so
+/// `-v` shows which stage set the process's peak memory; empty elsewhere.
+fn peak_note() -> String {
+    let kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    kb.map_or_else(String::new, |kb| {
+        format!(", peak RSS so far {:.2} GB", kb as f64 / 1e6)
+    })
+}
+
 pub fn stage_name(s: Stage) -> &'static str {
     match s {
         Stage::Prepare => "normalizing",

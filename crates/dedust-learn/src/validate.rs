@@ -106,11 +106,40 @@ struct UrlIndex<'a> {
     by_suffix: HashMap<&'a str, Vec<u32>>,
     /// How many URLs end in a suffix-like word (the exposure of every suffix convention).
     suffix_any: usize,
-    /// Each URL's first path segment (with `features` only): a cross-host rule found through
-    /// its feature skips the URLs whose first segment differs from its literal one.
-    first: Vec<&'a str>,
-    /// Each URL's host (with `features` only; `""` when it does not split).
-    host: Vec<&'a str>,
+    /// Each URL's first path segment (with `features` only), an id into `first_names`: a
+    /// cross-host rule found through its feature skips the URLs whose first segment differs
+    /// from its literal one.
+    first: Vec<u32>,
+    first_names: Names<'a>,
+    /// Each URL's host (with `features` only; `""` when it does not split), an id into
+    /// `host_names` (4 bytes a URL, not a 16-byte `&str`: 10 M URLs are 120 MB less).
+    host: Vec<u32>,
+    host_names: Names<'a>,
+}
+
+/// Distinct strings and their ids (interned first segments and hosts of [`UrlIndex`]).
+#[derive(Default)]
+struct Names<'a> {
+    ids: HashMap<&'a str, u32>,
+    names: Vec<&'a str>,
+}
+
+impl<'a> Names<'a> {
+    /// The id of `name`, given a new one when first seen.
+    fn intern(&mut self, name: &'a str) -> u32 {
+        let next = self.names.len() as u32;
+        let id = *self.ids.entry(name).or_insert(next);
+        if id == next {
+            self.names.push(name);
+        }
+        id
+    }
+
+    /// Append `ids` given by `other` as ids of `self` (`other`'s names interned here).
+    fn append(&mut self, into: &mut Vec<u32>, other: Names<'a>, ids: Vec<u32>) {
+        let map: Vec<u32> = other.names.iter().map(|&n| self.intern(n)).collect();
+        into.extend(ids.into_iter().map(|i| map[i as usize]));
+    }
 }
 
 impl<'a> UrlIndex<'a> {
@@ -140,8 +169,10 @@ impl<'a> UrlIndex<'a> {
                             .unwrap_or("")
                     });
                     if features {
-                        ix.first.push(first);
-                        ix.host.push(p.map_or("", |p| p.host));
+                        let f = ix.first_names.intern(first);
+                        ix.first.push(f);
+                        let h = ix.host_names.intern(p.map_or("", |p| p.host));
+                        ix.host.push(h);
                     }
                     let Some(p) = p else { continue };
                     if features {
@@ -218,8 +249,10 @@ impl<'a> UrlIndex<'a> {
             self.by_suffix.entry(k).or_default().extend(v);
         }
         self.suffix_any += other.suffix_any;
-        self.first.extend(other.first);
-        self.host.extend(other.host);
+        self.first_names
+            .append(&mut self.first, other.first_names, other.first);
+        self.host_names
+            .append(&mut self.host, other.host_names, other.host);
     }
 
     /// Per exposure key, how many URLs have it (see [`exposure`]; with `features` only).
@@ -252,17 +285,23 @@ impl<'a> UrlIndex<'a> {
     }
 
     /// For a cross-host rule found through its feature and whose path starts with a literal
-    /// segment: that segment (the candidates with another first segment cannot match).
-    fn required_first<'r>(&self, r: &'r Rule) -> Option<&'r str> {
+    /// segment: that segment's id (the candidates with another first segment cannot match;
+    /// `u32::MAX`, no URL's, when no URL has it).
+    fn required_first(&self, r: &Rule) -> Option<u32> {
         if self.first.is_empty() || rule_feature(r).is_none() {
             return None;
         }
-        first_literal(r)
+        first_literal(r).map(|l| self.first_names.ids.get(l).copied().unwrap_or(u32::MAX))
     }
 
     /// Whether candidate `i` of `r` can match, given [`UrlIndex::required_first`] `need`.
-    fn may_match(&self, need: Option<&str>, i: u32) -> bool {
+    fn may_match(&self, need: Option<u32>, i: u32) -> bool {
         need.is_none_or(|l| self.first[i as usize] == l)
+    }
+
+    /// Host of URL `i` (with `features` only).
+    fn host_of(&self, i: u32) -> &'a str {
+        self.host_names.names[self.host[i as usize] as usize]
     }
 
     /// Indices of the URLs `r` may match.
@@ -439,20 +478,23 @@ fn rule_stats_with(
     let ctx = MergeContext::new(validation, reference, rules);
     // Host and registrable domain of every URL (only needed for cross-host rules); the domain
     // is found once per distinct host.
-    let hosts: &[&str] = &ctx.index.host;
-    let mut domain_of: HashMap<&str, String> = HashMap::new();
-    for &h in hosts {
-        domain_of
-            .entry(h)
-            .or_insert_with(|| domain(&h.to_ascii_lowercase()));
-    }
-    let domains: Vec<&str> = hosts.iter().map(|h| domain_of[h].as_str()).collect();
+    let domains: Vec<String> = ctx
+        .index
+        .host_names
+        .names
+        .iter()
+        .map(|h| domain(&h.to_ascii_lowercase()))
+        .collect();
+    let sites = Sites {
+        index: &ctx.index,
+        domains: &domains,
+    };
     let mut found: Vec<(Vec<Merge>, RuleRewrites)> = rules
         .par_iter()
         .map(|r| ctx.merges(r, true, None))
         .collect();
     if let Some(opts) = joint {
-        joint_drops(rules, &mut found, &ctx, &domains, opts);
+        joint_drops(rules, &mut found, &ctx, &sites, opts);
     }
     let stats = rules
         .par_iter_mut()
@@ -460,7 +502,7 @@ fn rule_stats_with(
         .map(|(r, (m, _))| {
             let st = (m.len(), m.iter().filter(|x| x.fp).count());
             if r.is_global() {
-                site_evidence(r, m, hosts, &domains);
+                site_evidence(r, m, &sites);
             }
             st
         })
@@ -501,21 +543,37 @@ fn drop_generality(r: &Rule) -> Option<(&str, u8)> {
     ))
 }
 
+/// Each URL's host and registrable domain (of a [`UrlIndex`] built with features).
+struct Sites<'a> {
+    index: &'a UrlIndex<'a>,
+    /// By host id.
+    domains: &'a [String],
+}
+
+impl Sites<'_> {
+    fn host(&self, i: u32) -> &str {
+        self.index.host_of(i)
+    }
+    fn domain(&self, i: u32) -> &str {
+        &self.domains[self.index.host[i as usize] as usize]
+    }
+}
+
 /// Registrable domains where a merge list has merges and none wrong.
-fn clean_sites(m: &[Merge], domains: &[&str]) -> usize {
+fn clean_sites(m: &[Merge], sites: &Sites<'_>) -> usize {
     let mut per: BTreeMap<&str, bool> = BTreeMap::new();
     for x in m {
-        *per.entry(domains[x.url as usize]).or_default() |= x.fp;
+        *per.entry(sites.domain(x.url)).or_default() |= x.fp;
     }
     per.values().filter(|fp| !**fp).count()
 }
 
 /// Record a cross-host rule's evidence per registrable domain from its merges `m`:
 /// [`Rule::supporting`], [`Rule::except`], [`Rule::sites`] and [`Rule::attested`].
-fn site_evidence(r: &mut Rule, m: &[Merge], hosts: &[&str], domains: &[&str]) {
+fn site_evidence(r: &mut Rule, m: &[Merge], sites: &Sites<'_>) {
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for x in m {
-        let e = per.entry(domains[x.url as usize]).or_default();
+        let e = per.entry(sites.domain(x.url)).or_default();
         e.0 += 1;
         e.1 += usize::from(x.fp);
     }
@@ -533,7 +591,7 @@ fn site_evidence(r: &mut Rule, m: &[Merge], hosts: &[&str], domains: &[&str]) {
     // Attested: a merge on the host into a URL the data has, and none wrong.
     let mut per_host: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
     for x in m {
-        let e = per_host.entry(hosts[x.url as usize]).or_default();
+        let e = per_host.entry(sites.host(x.url)).or_default();
         e.0 |= x.fp;
         e.1 |= x.seen;
     }
@@ -568,14 +626,14 @@ fn joint_drops(
     rules: &[Rule],
     found: &mut [(Vec<Merge>, RuleRewrites)],
     ctx: &MergeContext<'_>,
-    domains: &[&str],
+    sites: &Sites<'_>,
     opts: &ValidateOptions,
 ) {
     let judge = |r: &Rule, m: &[Merge]| {
         let mut t = r.clone();
         t.support = Some(m.len());
         t.fp = Some(m.iter().filter(|x| x.fp).count());
-        t.sites = Some(clean_sites(m, domains));
+        t.sites = Some(clean_sites(m, sites));
         verdict(&t, opts, None) == Verdict::Keep
     };
     let members: Vec<usize> = (0..rules.len())
@@ -652,7 +710,93 @@ struct World {
     /// By URL index: the drops change it.
     changed: Vec<bool>,
     /// Result → the URLs the drops change into it.
-    by_image: HashMap<String, Vec<u32>>,
+    by_image: Images,
+}
+
+/// Result → the URLs a [`World`] changes into it, compact: each distinct result once in one
+/// text buffer, the URLs grouped by result in one array, and a table of result ids hashed by
+/// their text (about 30 bytes a result beside its text, where a map of `String` → `Vec<u32>`
+/// held about 150: at 10 M URLs, millions of results).
+///
+/// Two are equal when they map the same results to the same URLs: results are numbered in the
+/// order of their first URL, and URLs kept ascending, so equal maps are equal buffers.
+#[derive(Default)]
+struct Images {
+    text: String,
+    /// Per result: its span in `text`.
+    spans: Vec<(usize, usize)>,
+    /// Result `g`'s URLs are `urls[at[g]..at[g + 1]]`.
+    at: Vec<usize>,
+    urls: Vec<u32>,
+    table: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl PartialEq for Images {
+    fn eq(&self, o: &Images) -> bool {
+        self.text == o.text && self.spans == o.spans && self.at == o.at && self.urls == o.urls
+    }
+}
+
+impl Images {
+    /// From (URL, result) pairs in ascending URL order, given as chunks of results written
+    /// one after another in a text (`ends[k]`: where result `k` of the chunk ends).
+    fn new(chunks: Vec<(Vec<u32>, String, Vec<usize>)>) -> Images {
+        let mut x = Images::default();
+        let hash =
+            |h: &foldhash::fast::RandomState, s: &str| std::hash::BuildHasher::hash_one(h, s);
+        // Each pair's result id, numbering results as first met.
+        let mut ids: Vec<u32> = Vec::new();
+        for (_, text, ends) in &chunks {
+            let mut start = 0;
+            for &end in ends {
+                let o = &text[start..end];
+                start = end;
+                let (buf, spans, hasher) = (&x.text, &x.spans, &x.hasher);
+                let id = match x.table.entry(
+                    hash(hasher, o),
+                    |&g| &buf[spans[g as usize].0..spans[g as usize].1] == o,
+                    |&g| hash(hasher, &buf[spans[g as usize].0..spans[g as usize].1]),
+                ) {
+                    hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
+                    hashbrown::hash_table::Entry::Vacant(e) => {
+                        let g = x.spans.len() as u32;
+                        e.insert(g);
+                        x.spans.push((x.text.len(), x.text.len() + o.len()));
+                        x.text.push_str(o);
+                        g
+                    }
+                };
+                ids.push(id);
+            }
+        }
+        // Counting sort of the URLs by result id (stable: URLs stay ascending).
+        x.at = vec![0; x.spans.len() + 1];
+        for &g in &ids {
+            x.at[g as usize + 1] += 1;
+        }
+        for g in 1..x.at.len() {
+            x.at[g] += x.at[g - 1];
+        }
+        let mut fill = x.at.clone();
+        x.urls = vec![0; ids.len()];
+        for (&g, u) in ids.iter().zip(chunks.iter().flat_map(|c| c.0.iter())) {
+            x.urls[fill[g as usize]] = *u;
+            fill[g as usize] += 1;
+        }
+        x
+    }
+
+    /// The URLs changed into `o`.
+    fn get(&self, o: &str) -> Option<&[u32]> {
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, o);
+        self.table
+            .find(h, |&g| {
+                let (a, b) = self.spans[g as usize];
+                &self.text[a..b] == o
+            })
+            .map(|&g| &self.urls[self.at[g as usize]..self.at[g as usize + 1]])
+    }
 }
 
 impl World {
@@ -677,20 +821,28 @@ impl World {
             }
         }
         let norm = Normalizer::new(rules.clone(), None);
-        let images: Vec<(u32, String)> = touched
-            .par_iter()
-            .filter_map(|&i| {
-                let u = &ctx.all[i as usize].url;
-                let o = norm.apply_rules(u.clone()).url;
-                (o != *u).then_some((i, o))
+        // The changed URLs and their results, chunk by chunk (no string per URL kept).
+        let chunks: Vec<(Vec<u32>, String, Vec<usize>)> = touched
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
+                for &i in chunk {
+                    let u = &ctx.all[i as usize].url;
+                    let o = norm.apply_rules(u.clone()).url;
+                    if o != *u {
+                        urls.push(i);
+                        text.push_str(&o);
+                        ends.push(text.len());
+                    }
+                }
+                (urls, text, ends)
             })
             .collect();
         let mut changed = vec![false; ctx.all.len()];
-        let mut by_image: HashMap<String, Vec<u32>> = HashMap::new();
-        for (i, o) in images {
+        for &i in chunks.iter().flat_map(|c| c.0.iter()) {
             changed[i as usize] = true;
-            by_image.entry(o).or_default().push(i);
         }
+        let by_image = Images::new(chunks);
         World {
             norm,
             by_name,
@@ -741,7 +893,10 @@ struct MergeContext<'a> {
     nv: usize,
     index: UrlIndex<'a>,
     /// URL → its last index; `next` chains the others (a URL may sit in several clusters).
-    head: HashMap<&'a str, u32>,
+    /// (A table of indices hashed by their URL's text: 4 bytes a URL, not a 24-byte
+    /// `(&str, u32)` entry.)
+    head: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
     next: Vec<u32>,
     /// A later index holds the same URL (`head` points past this one).
     later: Vec<bool>,
@@ -765,13 +920,24 @@ impl<'a> MergeContext<'a> {
             })
             .collect();
         let index = UrlIndex::new(&all, features, &suffixes);
-        let mut head: HashMap<&str, u32> = HashMap::with_capacity(all.len());
+        let hasher = foldhash::fast::RandomState::default();
+        let hash = |u: &str| std::hash::BuildHasher::hash_one(&hasher, u);
+        let mut head: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(all.len());
         let mut next: Vec<u32> = vec![u32::MAX; all.len()];
         let mut later = vec![false; all.len()];
         for (i, l) in all.iter().enumerate() {
-            if let Some(prev) = head.insert(l.url.as_str(), i as u32) {
-                next[i] = prev;
-                later[prev as usize] = true;
+            let u = l.url.as_str();
+            let at = |&j: &u32| all[j as usize].url == u;
+            let rehash = |&j: &u32| hash(&all[j as usize].url);
+            match head.entry(hash(u), at, rehash) {
+                hashbrown::hash_table::Entry::Occupied(mut e) => {
+                    let prev = std::mem::replace(e.get_mut(), i as u32);
+                    next[i] = prev;
+                    later[prev as usize] = true;
+                }
+                hashbrown::hash_table::Entry::Vacant(e) => {
+                    e.insert(i as u32);
+                }
             }
         }
         MergeContext {
@@ -779,6 +945,7 @@ impl<'a> MergeContext<'a> {
             all,
             index,
             head,
+            hasher,
             next,
             later,
         }
@@ -786,7 +953,12 @@ impl<'a> MergeContext<'a> {
 
     /// Indices of the URLs equal to `u`.
     fn exact<'b>(&'b self, u: &str) -> impl Iterator<Item = u32> + 'b {
-        let mut cur = self.head.get(u).copied().unwrap_or(u32::MAX);
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, u);
+        let mut cur = self
+            .head
+            .find(h, |&j| self.all[j as usize].url == u)
+            .copied()
+            .unwrap_or(u32::MAX);
         std::iter::from_fn(move || {
             (cur != u32::MAX).then(|| {
                 let i = cur;
@@ -2065,6 +2237,65 @@ mod tests {
             key("http://z.net/q?lang=en&sid=00aa11bb22cc33dd"),
             key("http://z.net/q?lang=en")
         );
+    }
+
+    #[test]
+    fn images_group_urls_by_result_and_compare_as_maps() {
+        // (URL, result) pairs in URL order, split into chunks as World::new writes them.
+        let chunk = |pairs: &[(u32, &str)]| {
+            let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
+            for &(u, o) in pairs {
+                urls.push(u);
+                text.push_str(o);
+                ends.push(text.len());
+            }
+            (urls, text, ends)
+        };
+        let a = Images::new(vec![
+            chunk(&[(1, "h/a"), (2, "h/b"), (4, "h/a")]),
+            chunk(&[(7, ""), (9, "h/b"), (12, "h/a")]),
+        ]);
+        let cases: &[(&str, Option<&[u32]>)] = &[
+            ("h/a", Some(&[1, 4, 12])),
+            ("h/b", Some(&[2, 9])),
+            ("", Some(&[7])),
+            ("h/", None),
+            ("h/ab", None),
+        ];
+        for &(o, want) in cases {
+            assert_eq!(a.get(o), want, "{o:?}");
+        }
+        // The same map from other chunks is equal; another URL or result is not.
+        let same = Images::new(vec![
+            chunk(&[(1, "h/a")]),
+            chunk(&[(2, "h/b"), (4, "h/a"), (7, ""), (9, "h/b"), (12, "h/a")]),
+        ]);
+        assert!(a == same);
+        let moved = Images::new(vec![chunk(&[
+            (1, "h/a"),
+            (2, "h/b"),
+            (4, "h/a"),
+            (7, ""),
+            (9, "h/a"),
+            (12, "h/a"),
+        ])]);
+        assert!(a != moved);
+        assert!(Images::new(Vec::new()) == Images::new(vec![chunk(&[])]));
+        assert_eq!(Images::default().get(""), None);
+    }
+
+    #[test]
+    fn names_keep_ids_across_appended_chunks() {
+        let (mut all, mut ids) = (Names::default(), Vec::new());
+        for chunk in [&["a", "b", "a"][..], &["c", "a"], &[], &["b", "", "c"]] {
+            let mut local = Names::default();
+            let local_ids: Vec<u32> = chunk.iter().map(|n| local.intern(n)).collect();
+            all.append(&mut ids, local, local_ids);
+        }
+        let names: Vec<&str> = ids.iter().map(|&i| all.names[i as usize]).collect();
+        assert_eq!(names, ["a", "b", "a", "c", "a", "b", "", "c"]);
+        assert_eq!(all.names.len(), 4);
+        assert_eq!(all.ids.get("c"), Some(&ids[3]));
     }
 
     #[test]
