@@ -475,11 +475,42 @@ pub(crate) fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
 
 /// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
 /// scheme and host of the members' most common site. `None` for fewer than two URLs.
+/// A cluster's canonical target ([`cluster_target`]): mostly one of its own URLs, held as its
+/// index (at 10 M URLs, a copy of each of 5 M targets was 400 MB).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ClusterTarget {
+    /// No target (fewer than two sampled members, or no usable one).
+    None,
+    /// `urls[i]` of the cluster.
+    Member(u32),
+    /// A member's path and query on the site the cluster's members favour.
+    Moved(Box<str>),
+}
+
+impl ClusterTarget {
+    /// The target URL, given the cluster's URLs.
+    fn get<'a>(&'a self, urls: &'a [String]) -> Option<&'a str> {
+        match self {
+            ClusterTarget::None => None,
+            ClusterTarget::Member(i) => Some(urls[*i as usize].as_str()),
+            ClusterTarget::Moved(u) => Some(u),
+        }
+    }
+}
+
 fn cluster_target(
     urls: &[String],
     sample: &[u32],
     popularity: &HashMap<String, usize>,
-) -> Option<String> {
+) -> ClusterTarget {
+    cluster_target_of(urls, sample, popularity).unwrap_or(ClusterTarget::None)
+}
+
+fn cluster_target_of(
+    urls: &[String],
+    sample: &[u32],
+    popularity: &HashMap<String, usize>,
+) -> Option<ClusterTarget> {
     if sample.len() < 2 {
         return None;
     }
@@ -510,9 +541,9 @@ fn cluster_target(
     Some(match best_site {
         Some((_, sc, h)) if sc != cp.scheme || h != cp.host => {
             let rest = &members[c][cp.scheme.len() + 3 + cp.host.len()..];
-            format!("{sc}://{h}{rest}")
+            ClusterTarget::Moved(format!("{sc}://{h}{rest}").into_boxed_str())
         }
-        _ => members[c].to_string(),
+        _ => ClusterTarget::Member(sample[c]),
     })
 }
 
@@ -608,12 +639,12 @@ fn observations(
 }
 
 /// Materialize the pairs of one group.
-fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[Option<String>]) -> Vec<Obs> {
+fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[ClusterTarget]) -> Vec<Obs> {
     pairs
         .iter()
         .filter_map(|p| {
             let from_url = &prep.urls[p.cluster as usize][p.member as usize];
-            let to_url = targets[p.cluster as usize].as_ref()?;
+            let to_url = targets[p.cluster as usize].get(&prep.urls[p.cluster as usize])?;
             let mut from = Units::parse(from_url)?;
             if !p.alias {
                 let t = split_url(to_url)?;
@@ -625,7 +656,7 @@ fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[Option<String>]) -> V
                 signal: prep.signals.get(p.cluster as usize).copied().unwrap_or(0),
                 from,
                 from_url: from_url.clone(),
-                to_url: to_url.clone(),
+                to_url: to_url.to_string(),
             })
         })
         .collect()
@@ -1516,7 +1547,7 @@ pub fn candidates_from(
         });
     // Align each cluster and pick its canonical target.
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let targets: Vec<Option<String>> = (0..total)
+    let targets: Vec<ClusterTarget> = (0..total)
         .into_par_iter()
         .map(|c| {
             let t = cluster_target(&prep.urls[c], &prep.sample[c], &popularity);
@@ -1535,7 +1566,7 @@ pub fn candidates_from(
         .fold(
             || (Groups::new(), 0usize, Vec::new()),
             |(mut m, mut n, mut buf), c| {
-                if let Some(t) = &targets[c] {
+                if let Some(t) = targets[c].get(&prep.urls[c]) {
                     buf.clear();
                     // A redirect or a declared canonical (`old id → new id`) is no evidence that
                     // an id does not separate content.
