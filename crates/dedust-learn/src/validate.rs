@@ -745,11 +745,14 @@ impl Images {
         let mut x = Images::default();
         let hash =
             |h: &foldhash::fast::RandomState, s: &str| std::hash::BuildHasher::hash_one(h, s);
-        // Each pair's result id, numbering results as first met.
+        // Each pair's result id, numbering results as first met; a chunk's text is freed once
+        // read (only its URLs are kept for the second pass).
         let mut ids: Vec<u32> = Vec::new();
-        for (_, text, ends) in &chunks {
+        let mut pair_urls: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+        for (urls, text, ends) in chunks {
+            pair_urls.push(urls);
             let mut start = 0;
-            for &end in ends {
+            for end in ends {
                 let o = &text[start..end];
                 start = end;
                 let (buf, spans, hasher) = (&x.text, &x.spans, &x.hasher);
@@ -780,7 +783,7 @@ impl Images {
         }
         let mut fill = x.at.clone();
         x.urls = vec![0; ids.len()];
-        for (&g, u) in ids.iter().zip(chunks.iter().flat_map(|c| c.0.iter())) {
+        for (&g, u) in ids.iter().zip(pair_urls.iter().flatten()) {
             x.urls[fill[g as usize]] = *u;
             fill[g as usize] += 1;
         }
