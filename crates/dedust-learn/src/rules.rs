@@ -274,14 +274,16 @@ enum GroupKey {
     },
 }
 
+/// One member → target pair of a group, its URLs borrowed from the prepared clusters (a
+/// group such as a cross-host drop holds millions).
 #[derive(Debug, Clone)]
-struct Obs {
+struct Obs<'a> {
     cluster: usize,
     /// The cluster's signals: bit `i` for [`SIGNALS`]`[i]`; 0 for a declared cluster.
     signal: u8,
     from: Units,
-    from_url: String,
-    to_url: String,
+    from_url: &'a str,
+    to_url: &'a str,
 }
 
 /// A pair as stored while grouping: cluster, member, and whether the key is an alias key (the
@@ -639,7 +641,11 @@ fn observations(
 }
 
 /// Materialize the pairs of one group.
-fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[ClusterTarget]) -> Vec<Obs> {
+fn materialize<'a>(
+    pairs: &[Pair],
+    prep: &'a Prepared,
+    targets: &'a [ClusterTarget],
+) -> Vec<Obs<'a>> {
     pairs
         .iter()
         .filter_map(|p| {
@@ -655,8 +661,8 @@ fn materialize(pairs: &[Pair], prep: &Prepared, targets: &[ClusterTarget]) -> Ve
                 cluster: p.cluster as usize,
                 signal: prep.signals.get(p.cluster as usize).copied().unwrap_or(0),
                 from,
-                from_url: from_url.clone(),
-                to_url: to_url.to_string(),
+                from_url,
+                to_url,
             })
         })
         .collect()
@@ -1127,8 +1133,8 @@ fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     let mut urls: Vec<&str> = Vec::with_capacity(2 * obs.len());
     for o in obs {
-        urls.push(&o.from_url);
-        urls.push(&o.to_url);
+        urls.push(o.from_url);
+        urls.push(o.to_url);
     }
     urls.sort_unstable();
     urls.dedup();
@@ -1139,8 +1145,8 @@ fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
     by_cluster.sort_unstable_by_key(|o| o.cluster);
     let mut lists: Vec<Vec<&str>> = Vec::new();
     for group in by_cluster.chunk_by(|a, b| a.cluster == b.cluster) {
-        let mut tos: Vec<&str> = group.iter().map(|o| o.to_url.as_str()).collect();
-        let mut froms: Vec<&str> = group.iter().map(|o| o.from_url.as_str()).collect();
+        let mut tos: Vec<&str> = group.iter().map(|o| o.to_url).collect();
+        let mut froms: Vec<&str> = group.iter().map(|o| o.from_url).collect();
         tos.sort_unstable();
         tos.dedup();
         froms.sort_unstable();
