@@ -489,22 +489,33 @@ fn rule_stats_with(
         index: &ctx.index,
         domains: &domains,
     };
-    let mut found: Vec<(Vec<Merge>, RuleRewrites)> = rules
+    let count = |m: &[Merge]| (m.len(), m.iter().filter(|x| x.fp).count());
+    // A host rule's merges are counted at once and let go (only cross-host rules' are read
+    // again: joint judging, site evidence); rewrites are kept at their length.
+    type Found = Vec<(Vec<Merge>, RuleRewrites)>;
+    let (mut found, alone): (Found, Vec<(usize, usize)>) = rules
         .par_iter()
-        .map(|r| ctx.merges(r, true, None))
-        .collect();
+        .map(|r| {
+            let (m, mut w) = ctx.merges(r, true, None);
+            w.shrink_to_fit();
+            let st = count(&m);
+            ((if r.is_global() { m } else { Vec::new() }, w), st)
+        })
+        .unzip();
     if let Some(opts) = joint {
         joint_drops(rules, &mut found, &ctx, &sites, opts);
     }
     let stats = rules
         .par_iter_mut()
         .zip(&found)
-        .map(|(r, (m, _))| {
-            let st = (m.len(), m.iter().filter(|x| x.fp).count());
+        .zip(alone)
+        .map(|((r, (m, _)), st)| {
             if r.is_global() {
                 site_evidence(r, m, &sites);
+                count(m)
+            } else {
+                st
             }
-            st
         })
         .collect();
     let rewrites = found.into_iter().map(|(_, w)| w).collect();
