@@ -144,9 +144,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     })
 }
 
-/// The label of a learning stage in progress bars and `-v` timings.
-/// `", peak RSS so far 1.23 GB"` where the OS tells (Linux: `VmHWM` of `/proc/self/status`), so
-/// `-v` shows which stage set the process's peak memory; empty elsewhere.
+/// `", peak RSS so far 1.23 GiB"` where the OS tells (Linux: `VmHWM` of `/proc/self/status`, in
+/// KiB), so `-v` shows which stage set the process's peak memory; empty elsewhere.
 fn peak_note() -> String {
     let kb = std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -156,10 +155,11 @@ fn peak_note() -> String {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         });
     kb.map_or_else(String::new, |kb| {
-        format!(", peak RSS so far {:.2} GB", kb as f64 / 1e6)
+        format!(", peak RSS so far {:.2} GiB", kb as f64 / 1048576.0)
     })
 }
 
+/// The label of a learning stage in progress bars and `-v` timings.
 pub fn stage_name(s: Stage) -> &'static str {
     match s {
         Stage::Prepare => "normalizing",

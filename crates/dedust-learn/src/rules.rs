@@ -475,8 +475,6 @@ pub(crate) fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
     parts
 }
 
-/// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
-/// scheme and host of the members' most common site. `None` for fewer than two URLs.
 /// A cluster's canonical target ([`cluster_target`]): mostly one of its own URLs, held as its
 /// index (at 10 M URLs, a copy of each of 5 M targets was 400 MB).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -500,6 +498,9 @@ impl ClusterTarget {
     }
 }
 
+/// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
+/// scheme and host of the members' most common site. [`ClusterTarget::None`] for fewer than two
+/// sampled URLs.
 fn cluster_target(
     urls: &[String],
     sample: &[u32],
@@ -508,6 +509,7 @@ fn cluster_target(
     cluster_target_of(urls, sample, popularity).unwrap_or(ClusterTarget::None)
 }
 
+/// [`cluster_target`], `None` where there is no target.
 fn cluster_target_of(
     urls: &[String],
     sample: &[u32],
@@ -1165,10 +1167,14 @@ fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
         lists.truncate(3);
     }
     lists.sort_unstable();
-    let examples = lists
-        .into_iter()
-        .map(|l| l.into_iter().map(str::to_string).collect())
-        .collect();
+    // A new vector: collected in place, the examples would keep `lists`' allocation, one slot
+    // per cluster of the group (at 10 M URLs, tens of megabytes for one cross-host rule).
+    let mut examples = Vec::with_capacity(lists.len());
+    examples.extend(
+        lists
+            .into_iter()
+            .map(|l| l.into_iter().map(str::to_string).collect()),
+    );
     (clusters, urls.len(), examples)
 }
 

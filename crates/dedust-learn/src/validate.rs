@@ -110,17 +110,21 @@ struct UrlIndex<'a> {
     /// cross-host rule found through its feature skips the URLs whose first segment differs
     /// from its literal one.
     first: Vec<u32>,
+    /// The distinct first segments.
     first_names: Names<'a>,
     /// Each URL's host (with `features` only; `""` when it does not split), an id into
     /// `host_names` (4 bytes a URL, not a 16-byte `&str`: 10 M URLs are 120 MB less).
     host: Vec<u32>,
+    /// The distinct hosts.
     host_names: Names<'a>,
 }
 
 /// Distinct strings and their ids (interned first segments and hosts of [`UrlIndex`]).
 #[derive(Default)]
 struct Names<'a> {
+    /// Name → id.
     ids: HashMap<&'a str, u32>,
+    /// Id → name.
     names: Vec<&'a str>,
 }
 
@@ -562,9 +566,11 @@ struct Sites<'a> {
 }
 
 impl Sites<'_> {
+    /// Host of URL `i`.
     fn host(&self, i: u32) -> &str {
         self.index.host_of(i)
     }
+    /// Registrable domain of URL `i`.
     fn domain(&self, i: u32) -> &str {
         &self.domains[self.index.host[i as usize] as usize]
     }
@@ -733,13 +739,17 @@ struct World {
 /// order of their first URL, and URLs kept ascending, so equal maps are equal buffers.
 #[derive(Default)]
 struct Images {
+    /// The distinct results, one after another.
     text: String,
     /// Per result: its span in `text`.
     spans: Vec<(usize, usize)>,
     /// Result `g`'s URLs are `urls[at[g]..at[g + 1]]`.
     at: Vec<usize>,
+    /// URL indices grouped by result, ascending within a result.
     urls: Vec<u32>,
+    /// Result ids, hashed by the result's text.
     table: hashbrown::HashTable<u32>,
+    /// The hash of `table`.
     hasher: foldhash::fast::RandomState,
 }
 
@@ -793,6 +803,10 @@ impl Images {
             x.at[g] += x.at[g - 1];
         }
         let mut fill = x.at.clone();
+        debug_assert!(
+            pair_urls.iter().flatten().is_sorted_by(|a, b| a < b),
+            "pairs in strictly ascending URL order"
+        );
         x.urls = vec![0; ids.len()];
         for (&g, u) in ids.iter().zip(pair_urls.iter().flatten()) {
             x.urls[fill[g as usize]] = *u;
@@ -910,6 +924,7 @@ struct MergeContext<'a> {
     /// (A table of indices hashed by their URL's text: 4 bytes a URL, not a 24-byte
     /// `(&str, u32)` entry.)
     head: hashbrown::HashTable<u32>,
+    /// The hash of `head`.
     hasher: foldhash::fast::RandomState,
     next: Vec<u32>,
     /// A later index holds the same URL (`head` points past this one).
