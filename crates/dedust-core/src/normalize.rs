@@ -1405,16 +1405,28 @@ mod tests {
         }
     }
 
+    /// Each case's URL through convention `c` in the engine and through its export regex on
+    /// `hosts` (Java `replaceAll` semantics: one match, `$n` groups): `want`, or the URL as it
+    /// was for `None`. Returns the rule, for checks of its notation.
+    fn check_convention(c: Convention, hosts: &[&str], cases: &[(&str, Option<&str>)]) -> Rule {
+        let rule = convention_rule(c.clone());
+        let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+        let (re, rep) = crate::render::regex_form_on_hosts(&rule, &hosts).unwrap();
+        let re = regex::Regex::new(&re).unwrap();
+        for &(url, want) in cases {
+            let p = split_url(url).unwrap();
+            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+            let java = re.replace(url, rep.as_str());
+            assert_eq!(java, want.unwrap_or(url), "regex on {url}");
+        }
+        rule
+    }
+
     /// A host-label convention drops a leading mobile label when the registrable domain stays,
     /// and its export regex (on the hosts that attest it) agrees.
     #[test]
     fn host_label_convention_table() {
-        let c = Convention::HostLabel("m".into());
-        let rule = convention_rule(c.clone());
-        let hosts = vec!["m.a.org".to_string(), "m.b.co.uk".to_string()];
-        let (re, rep) = crate::render::regex_form_on_hosts(&rule, &hosts).unwrap();
-        let re = regex::Regex::new(&re).unwrap();
-        for (url, want) in [
+        let cases = [
             ("https://m.a.org/x?y=1", Some("https://a.org/x?y=1")),
             ("http://m.a.org/", Some("http://a.org/")),
             ("https://m.b.co.uk/n", Some("https://b.co.uk/n")),
@@ -1423,15 +1435,9 @@ mod tests {
             ("https://mobile.a.org/", None),
             ("https://www.a.org/", None),
             ("https://am.a.org/", None),
-        ] {
-            let p = split_url(url).unwrap();
-            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
-            assert_eq!(
-                re.replace(url, rep.as_str()),
-                want.unwrap_or(url),
-                "regex on {url}"
-            );
-        }
+        ];
+        let c = Convention::HostLabel("m".into());
+        let rule = check_convention(c, &["m.a.org", "m.b.co.uk"], &cases);
         assert_eq!(rule.pattern, "*://m.*{/path}{?query}");
     }
 
@@ -1439,12 +1445,7 @@ mod tests {
     /// export regex (Java `replaceAll` semantics: one match, `$n` groups) gives the same URL.
     #[test]
     fn path_param_convention_table() {
-        let c = Convention::PathParam("jsessionid".into());
-        let rule = convention_rule(c.clone());
-        let hosts = vec!["a.org".to_string()];
-        let (re, rep) = crate::render::regex_form_on_hosts(&rule, &hosts).unwrap();
-        let re = regex::Regex::new(&re).unwrap();
-        for (url, want) in [
+        let cases = [
             (
                 "https://a.org/x/item.do;jsessionid=A1B2",
                 Some("https://a.org/x/item.do"),
@@ -1469,12 +1470,12 @@ mod tests {
             ("https://a.org/i.do;xjsessionid=A", None),
             ("https://a.org/i.do?jsessionid=A", None),
             ("https://a.org/", None),
-        ] {
-            let p = split_url(url).unwrap();
-            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
-            let java = re.replace(url, rep.as_str());
-            assert_eq!(java, want.unwrap_or(url), "regex on {url}");
-        }
+        ];
+        check_convention(
+            Convention::PathParam("jsessionid".into()),
+            &["a.org"],
+            &cases,
+        );
     }
 
     #[test]

@@ -486,12 +486,11 @@ fn alternation<'a>(hosts: impl IntoIterator<Item = &'a str>) -> String {
 fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(String, String)> {
     use crate::model::Convention as C;
     let q = "((?:\\?[^#]*)?)";
+    // The hosts as a regex alternation (the arms that keep the host).
+    let all = alternation(hosts.iter().map(String::as_str));
     Some(match c {
         C::Https => (
-            format!(
-                "^http://({})((?:/[^?#]*)?(?:\\?[^#]*)?)$",
-                alternation(hosts.iter().map(String::as_str))
-            ),
+            format!("^http://({})((?:/[^?#]*)?(?:\\?[^#]*)?)$", all),
             "https://$1$2".into(),
         ),
         C::StripWww => {
@@ -530,17 +529,14 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://({})((?:/[^?#]*)?/){}{q}$",
-                    alternation(hosts.iter().map(String::as_str)),
+                    all,
                     escape(name)
                 ),
                 "$1://$2$3$4".into(),
             )
         }
         C::TrailingSlash => (
-            format!(
-                "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{q}$",
-                alternation(hosts.iter().map(String::as_str))
-            ),
+            format!("^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{q}$", all),
             "$1://$2$3$4".into(),
         ),
         // `/dir/WORD/` → `/dir/` and `/dir/WORD` → `/dir`; `dir` is never empty.
@@ -551,7 +547,7 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://({})(/[^?#]*[^/?#])/{}(/?){q}$",
-                    alternation(hosts.iter().map(String::as_str)),
+                    all,
                     escape(name)
                 ),
                 "$1://$2$3$4$5".into(),
@@ -566,7 +562,7 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
             (
                 format!(
                     "^{SCHEME_RE}://({})(/[^?#]*?);{}=[^;/?#]*([^/?#]*){q}$",
-                    alternation(hosts.iter().map(String::as_str)),
+                    all,
                     escape(name)
                 ),
                 "$1://$2$3$4$5".into(),

@@ -123,9 +123,8 @@ impl Acc {
     fn push(&mut self, cluster: &str, url: &str) {
         // Files mostly list a cluster's URLs together: the cluster of the last line is tried
         // before the map (a lookup in a map of millions of ids misses the cache).
-        let last = self.clusters.len().wrapping_sub(1);
-        if self.clusters.last().is_some_and(|c| c.id == cluster) {
-            self.clusters[last].urls.push(url.to_string());
+        if let Some(c) = self.clusters.last_mut().filter(|c| c.id == cluster) {
+            c.urls.push(url.to_string());
             return;
         }
         let i = match self.index.get(cluster) {

@@ -479,8 +479,6 @@ pub(crate) fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
 /// index (at 10 M URLs, a copy of each of 5 M targets was 400 MB).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ClusterTarget {
-    /// No target (fewer than two sampled members, or no usable one).
-    None,
     /// `urls[i]` of the cluster.
     Member(u32),
     /// A member's path and query on the site the cluster's members favour.
@@ -489,28 +487,17 @@ enum ClusterTarget {
 
 impl ClusterTarget {
     /// The target URL, given the cluster's URLs.
-    fn get<'a>(&'a self, urls: &'a [String]) -> Option<&'a str> {
+    fn get<'a>(&'a self, urls: &'a [String]) -> &'a str {
         match self {
-            ClusterTarget::None => None,
-            ClusterTarget::Member(i) => Some(urls[*i as usize].as_str()),
-            ClusterTarget::Moved(u) => Some(u),
+            ClusterTarget::Member(i) => &urls[*i as usize],
+            ClusterTarget::Moved(u) => u,
         }
     }
 }
 
 /// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
-/// scheme and host of the members' most common site. [`ClusterTarget::None`] for fewer than two
-/// sampled URLs.
+/// scheme and host of the members' most common site. `None` for fewer than two sampled URLs.
 fn cluster_target(
-    urls: &[String],
-    sample: &[u32],
-    popularity: &HashMap<String, usize>,
-) -> ClusterTarget {
-    cluster_target_of(urls, sample, popularity).unwrap_or(ClusterTarget::None)
-}
-
-/// [`cluster_target`], `None` where there is no target.
-fn cluster_target_of(
     urls: &[String],
     sample: &[u32],
     popularity: &HashMap<String, usize>,
@@ -646,13 +633,14 @@ fn observations(
 fn materialize<'a>(
     pairs: &[Pair],
     prep: &'a Prepared,
-    targets: &'a [ClusterTarget],
+    targets: &'a [Option<ClusterTarget>],
 ) -> Vec<Obs<'a>> {
     pairs
         .iter()
         .filter_map(|p| {
-            let from_url = &prep.urls[p.cluster as usize][p.member as usize];
-            let to_url = targets[p.cluster as usize].get(&prep.urls[p.cluster as usize])?;
+            let urls = &prep.urls[p.cluster as usize];
+            let from_url = &urls[p.member as usize];
+            let to_url = targets[p.cluster as usize].as_ref()?.get(urls);
             let mut from = Units::parse(from_url)?;
             if !p.alias {
                 let t = split_url(to_url)?;
@@ -1559,7 +1547,7 @@ pub fn candidates_from(
         });
     // Align each cluster and pick its canonical target.
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let targets: Vec<ClusterTarget> = (0..total)
+    let targets: Vec<Option<ClusterTarget>> = (0..total)
         .into_par_iter()
         .map(|c| {
             let t = cluster_target(&prep.urls[c], &prep.sample[c], &popularity);
@@ -1578,7 +1566,7 @@ pub fn candidates_from(
         .fold(
             || (Groups::new(), 0usize, Vec::new()),
             |(mut m, mut n, mut buf), c| {
-                if let Some(t) = targets[c].get(&prep.urls[c]) {
+                if let Some(t) = targets[c].as_ref().map(|t| t.get(&prep.urls[c])) {
                     buf.clear();
                     // A redirect or a declared canonical (`old id → new id`) is no evidence that
                     // an id does not separate content.

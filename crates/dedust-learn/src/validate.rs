@@ -2120,6 +2120,24 @@ mod tests {
 
     /// Learn (validated, defaults) on `clusters`: the key of a URL under the learned rules
     /// (base layer on), and the rules' patterns.
+    /// Clusters `{h}{i}` for each site `h` and `i` in `0..n`, of the URLs `urls(h, i)`.
+    fn on_sites(
+        sites: &[&str],
+        n: usize,
+        urls: impl Fn(&str, usize) -> Vec<String>,
+    ) -> Vec<Cluster> {
+        let mut out = Vec::new();
+        for h in sites {
+            for i in 0..n {
+                out.push(Cluster {
+                    id: format!("{h}{i}"),
+                    urls: urls(h, i),
+                });
+            }
+        }
+        out
+    }
+
     fn learned_keys(clusters: &[Cluster]) -> (impl Fn(&str) -> String, Vec<String>) {
         let cfg = crate::LearnConfig {
             validate: Some(Default::default()),
@@ -2172,17 +2190,13 @@ mod tests {
     fn java_session_path_parameters_seen_on_two_sites_merge_on_a_site_never_seen() {
         // Servlet containers write the session into the path (`item.do;jsessionid=…`): seen on
         // three sites, a convention for every host; a `;v=` that names versions stays.
-        let mut clusters = Vec::new();
+        let mut clusters = on_sites(&["a", "b", "c"], 3, |h, i| {
+            vec![
+                format!("http://{h}.org/shop/item.do?id={i}"),
+                format!("http://{h}.org/shop/item.do;jsessionid=9F{i}C0A1{h}77E2?id={i}"),
+            ]
+        });
         for h in ["a", "b", "c"] {
-            for i in 0..3 {
-                clusters.push(mk(
-                    &format!("{h}{i}"),
-                    &[
-                        &format!("http://{h}.org/shop/item.do?id={i}"),
-                        &format!("http://{h}.org/shop/item.do;jsessionid=9F{i}C0A1{h}77E2?id={i}"),
-                    ],
-                ));
-            }
             clusters.push(mk(&format!("{h}v1"), &[&format!("http://{h}.org/doc;v=1")]));
             clusters.push(mk(&format!("{h}v2"), &[&format!("http://{h}.org/doc;v=2")]));
         }
@@ -2203,18 +2217,12 @@ mod tests {
         // `m.h/x` declares `www.h/x` on three sites: neither `m.` → `` nor `www.` → `` merges
         // them alone; judged together both are kept, and an unseen site's mobile and desktop
         // pages share one key. Other labels (`mail.`) are not mobile hosts.
-        let mut clusters = Vec::new();
-        for h in ["a", "b", "c"] {
-            for i in 0..3 {
-                clusters.push(mk(
-                    &format!("{h}{i}"),
-                    &[
-                        &format!("https://www.{h}.org/news/{i}-story"),
-                        &format!("https://m.{h}.org/news/{i}-story"),
-                    ],
-                ));
-            }
-        }
+        let clusters = on_sites(&["a", "b", "c"], 3, |h, i| {
+            vec![
+                format!("https://www.{h}.org/news/{i}-story"),
+                format!("https://m.{h}.org/news/{i}-story"),
+            ]
+        });
         let (key, rules) = learned_keys(&clusters);
         assert!(
             rules.contains(&"*://m.*{/path}{?query}".to_string()),
@@ -2351,20 +2359,14 @@ mod tests {
         // alone: dropped alone, neither merges anything. Judged with the other cross-host drops,
         // both are kept, and a site never seen gets one key for its tracked links. On d.org,
         // `ref` names pages and is seen dropped once: it must not ride along.
-        let mut clusters = Vec::new();
-        for h in ["a", "b", "c"] {
-            for i in 0..3 {
-                let page = format!("http://{h}.org/post/{i}");
-                clusters.push(Cluster {
-                    id: format!("{h}{i}"),
-                    urls: vec![
-                        page.clone(),
-                        format!("{page}?utm_medium=social&utm_source=tw{i}"),
-                        format!("{page}?utm_medium=email&utm_source=nl{h}{i}"),
-                    ],
-                });
-            }
-        }
+        let mut clusters = on_sites(&["a", "b", "c"], 3, |h, i| {
+            let page = format!("http://{h}.org/post/{i}");
+            vec![
+                page.clone(),
+                format!("{page}?utm_medium=social&utm_source=tw{i}"),
+                format!("{page}?utm_medium=email&utm_source=nl{h}{i}"),
+            ]
+        });
         for i in 0..3 {
             clusters.push(mk(
                 &format!("d{i}"),
