@@ -47,6 +47,7 @@ mod error;
 mod hash;
 mod javaregex;
 mod judge;
+mod key_index;
 mod merge;
 mod model;
 mod normalize;

@@ -20,49 +20,9 @@
 
 use crate::base::{base_normalize, BaseError, BaseOptions};
 use crate::javaregex::JavaRegex;
+use crate::key_index::KeyIndex;
 use crate::model::{CapType, Piece, Rule, RuleKind, SegOut, ValOut, ValPat};
 use crate::url_parts::split_url;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A word-at-a-time multiplicative hash (FxHash's mixing step over 8-byte words) for the short
-/// host and segment keys of the rule index: SipHash, or FNV's byte loop, costs more than the
-/// lookup saves on this path, which every URL on a rule set's hosts takes. The keys come from the
-/// rule file, not from the crawl, so collisions can only lengthen probes among the file's keys.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl KeyHasher {
-    #[inline]
-    fn mix(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, b: u8) {
-        self.mix(u64::from(b));
-    }
-}
-
-type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// Most passes over the rules per URL.
 pub const MAX_ROUNDS: usize = 8;
@@ -71,7 +31,7 @@ pub const MAX_ROUNDS: usize = 8;
 #[derive(Debug, Clone)]
 pub struct Normalizer {
     rules: Vec<Rule>,
-    by_host: KeyMap<String, HostRules>,
+    by_host: KeyIndex<HostRules>,
     /// Imported regex rules and cross-host rules (any host), in rule order.
     global: Vec<usize>,
     /// The same rules, by the feature a URL needs for each to change it.
@@ -106,7 +66,7 @@ impl Clone for Counter {
 /// are in rule order.
 #[derive(Debug, Clone, Default)]
 struct HostRules {
-    by_first: KeyMap<String, Vec<usize>>,
+    by_first: KeyIndex<Vec<usize>>,
     any: Vec<usize>,
 }
 
@@ -124,18 +84,18 @@ struct GlobalRules {
     /// Trailing-slash convention: paths longer than `/` ending in `/`.
     slash: Vec<usize>,
     /// Default-document conventions, by the document name (the path's last segment).
-    doc: KeyMap<String, Vec<usize>>,
+    doc: KeyIndex<Vec<usize>>,
     /// Suffix conventions, by their word (the path's last non-empty segment).
-    suffix: KeyMap<String, Vec<usize>>,
+    suffix: KeyIndex<Vec<usize>>,
     /// Path-parameter conventions, by the parameter's name (in the path's last segment).
-    path_param: KeyMap<String, Vec<usize>>,
+    path_param: KeyIndex<Vec<usize>>,
     /// Host-label conventions, by the label (the host's first).
-    label: KeyMap<String, Vec<usize>>,
+    label: KeyIndex<Vec<usize>>,
     /// Other rules with required parameters, by the first one's name.
-    param: KeyMap<String, Vec<usize>>,
+    param: KeyIndex<Vec<usize>>,
     /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
     /// signature), by it.
-    first: KeyMap<String, Vec<usize>>,
+    first: KeyIndex<Vec<usize>>,
 }
 
 impl GlobalRules {
@@ -147,15 +107,15 @@ impl GlobalRules {
             (Some(C::Https), _) => &mut self.http,
             (Some(C::StripWww), _) => &mut self.www,
             (Some(C::TrailingSlash), _) => &mut self.slash,
-            (Some(C::DefaultDoc(n)), _) => self.doc.entry(n.clone()).or_default(),
-            (Some(C::Suffix(n)), _) => self.suffix.entry(n.clone()).or_default(),
-            (Some(C::PathParam(n)), _) => self.path_param.entry(n.clone()).or_default(),
-            (Some(C::HostLabel(l)), _) => self.label.entry(l.clone()).or_default(),
+            (Some(C::DefaultDoc(n)), _) => self.doc.entry(n),
+            (Some(C::Suffix(n)), _) => self.suffix.entry(n),
+            (Some(C::PathParam(n)), _) => self.path_param.entry(n),
+            (Some(C::HostLabel(l)), _) => self.label.entry(l),
             // A literal first path segment is the narrower feature (`/product.php` rather
             // than every URL with an `id`).
             (None, _) => match (first_literal(r), r.source.required.first()) {
-                (Some(l), _) => self.first.entry(l.to_string()).or_default(),
-                (None, Some((name, _))) => self.param.entry(name.clone()).or_default(),
+                (Some(l), _) => self.first.entry(l),
+                (None, Some((name, _))) => self.param.entry(name),
                 (None, None) => &mut self.any,
             },
         };
@@ -278,7 +238,7 @@ impl Normalizer {
     /// built without its `java-regex` feature — never applies ([`Normalizer::java_rules_off`]
     /// counts them); [`crate::RuleFile::parse`] refuses such files before they get here.
     pub fn new(rules: Vec<Rule>, base: Option<BaseOptions>) -> Normalizer {
-        let mut by_host: KeyMap<String, HostRules> = KeyMap::default();
+        let mut by_host: KeyIndex<HostRules> = KeyIndex::default();
         let mut global = Vec::new();
         let mut keyed = GlobalRules::default();
         let mut java = Vec::with_capacity(rules.len());
@@ -303,9 +263,9 @@ impl Normalizer {
                 keyed.add(i, r);
                 continue;
             }
-            let h = by_host.entry(r.source.host.clone()).or_default();
+            let h = by_host.entry(&r.source.host);
             match first_literal(r) {
-                Some(l) => h.by_first.entry(l.to_string()).or_default().push(i),
+                Some(l) => h.by_first.entry(l).push(i),
                 None => h.any.push(i),
             }
         }
@@ -418,22 +378,45 @@ impl Normalizer {
     /// [`Normalizer::rewrite`], and whether a pass changed nothing within [`MAX_ROUNDS`] (the
     /// result is then a fixed point: normalizing it again changes nothing).
     fn rewrite_rounds(&self, url: &str) -> (Option<Normalized>, bool) {
-        let mut cur: Option<String> = None;
         let mut last = None;
-        for _ in 0..MAX_ROUNDS {
-            let mut from = 0;
-            let mut changed = false;
-            while let Some((i, out)) = self.apply_from(cur.as_deref().unwrap_or(url), from) {
-                cur = Some(out);
-                last = Some(i);
-                from = i + 1;
-                changed = true;
-            }
-            if !changed {
-                return (cur.map(|url| Normalized { url, rule: last }), true);
+        let (out, fixed) = self.fixpoint(url, |i| last = Some(i));
+        (out.map(|url| Normalized { url, rule: last }), fixed)
+    }
+
+    /// The passes over the rules behind every public rewrite: in each pass every rule, in rule
+    /// order, is tried once on the URL as the rules before it left it; passes repeat until one
+    /// changes nothing or [`MAX_ROUNDS`] have run. Calls `fired` with each rule that changed the
+    /// URL, in order; returns the output (`None` when nothing changed) and whether the last pass
+    /// changed nothing.
+    ///
+    /// A pass ends with a look at the rules after the last one that fired, on the URL it made;
+    /// the next pass starts with the same URL, so it is split and looked up once for both, and
+    /// the next pass tries only the rules before that point (the others were just tried on the
+    /// same text, and a rule's output depends only on its input).
+    ///
+    /// # Complexity
+    /// One split and one candidate lookup per rewrite, plus one; see [`Normalizer::candidates`].
+    fn fixpoint(&self, url: &str, mut fired: impl FnMut(usize)) -> (Option<String>, bool) {
+        let mut cur: Option<String> = None;
+        let mut buf = Vec::new();
+        let (mut from, mut round, mut changed) = (0, 0, false);
+        loop {
+            // A pass that changed the URL may be followed by another, if one is left.
+            let wrap = changed && round + 1 < MAX_ROUNDS;
+            let u = cur.as_deref().unwrap_or(url);
+            match self.next_change(u, from, wrap, &mut buf) {
+                Some((i, out, wrapped)) => {
+                    round += usize::from(wrapped);
+                    fired(i);
+                    cur = Some(out);
+                    from = i + 1;
+                    changed = true;
+                }
+                // Nothing changed in the last pass (the first, or the one `wrap` began), or the
+                // passes ran out after one that changed the URL.
+                None => return (cur, !changed || wrap),
             }
         }
-        (cur.map(|url| Normalized { url, rule: last }), false)
     }
 
     /// [`Normalizer::apply_rules`], and whether the result is known to be a fixed point (a pass
@@ -455,44 +438,18 @@ impl Normalizer {
     /// nothing within [`MAX_ROUNDS`]. Same rounds as [`Normalizer::apply_rules`].
     #[doc(hidden)]
     pub fn trace_fixed(&self, url: &str) -> (Option<String>, Vec<u32>, bool) {
-        let mut cur: Option<String> = None;
-        let mut fired = Vec::new();
-        for _ in 0..MAX_ROUNDS {
-            let mut from = 0;
-            let mut changed = false;
-            while let Some((i, out)) = self.apply_from(cur.as_deref().unwrap_or(url), from) {
-                cur = Some(out);
-                fired.push(i as u32);
-                from = i + 1;
-                changed = true;
-            }
-            if !changed {
-                return (cur, fired, true);
-            }
-        }
-        (cur, fired, false)
+        let mut trail = Vec::new();
+        let (out, fixed) = self.fixpoint(url, |i| trail.push(i as u32));
+        (out, trail, fixed)
     }
 
     /// The fixed point of the rules for `url` (taken as base-normalized) and every rule that
     /// changed it on the way, in order (indices into [`Normalizer::rules`]). For analysis, not
     /// the hot path.
     pub fn trace(&self, url: &str) -> (String, Vec<usize>) {
-        let mut cur = url.to_string();
-        let mut fired = Vec::new();
-        for _ in 0..MAX_ROUNDS {
-            let mut from = 0;
-            let mut changed = false;
-            while let Some((i, out)) = self.apply_from(&cur, from) {
-                cur = out;
-                fired.push(i);
-                from = i + 1;
-                changed = true;
-            }
-            if !changed {
-                break;
-            }
-        }
-        (cur, fired)
+        let mut trail = Vec::new();
+        let (out, _) = self.fixpoint(url, |i| trail.push(i));
+        (out.unwrap_or_else(|| url.to_string()), trail)
     }
 
     /// The host's rules that may match a URL with path `path` (one precomputed list).
@@ -599,44 +556,73 @@ impl Normalizer {
 
     /// The first rule at index `from` or later that changes `url`, and its output.
     fn apply_from(&self, url: &str, from: usize) -> Option<(usize, String)> {
-        let (host, auth_end) = host_of(url).map_or((None, 0), |(h, e)| (Some(h), e));
-        let rules = host.and_then(|h| self.by_host.get(h));
-        if rules.is_none() && self.global.is_empty() {
-            return None;
-        }
-        if self.global.is_empty() && !self.may_apply(rules, &url[auth_end..], from) {
-            return None;
-        }
-        let p = split_url(url);
+        self.next_change(url, from, false, &mut Vec::new())
+            .map(|(i, out, _)| (i, out))
+    }
+
+    /// The first rule at index `from` or later that changes `url`; failing that, when `wrap`,
+    /// the first before `from` (the start of the next pass, `true` in the answer). `buf` is
+    /// scratch space for the candidate list.
+    fn next_change(
+        &self,
+        url: &str,
+        from: usize,
+        wrap: bool,
+        buf: &mut Vec<usize>,
+    ) -> Option<(usize, String, bool)> {
+        let (rules, p) = if self.global.is_empty() {
+            // Host rules only: most URLs are on a host without rules, answered before the split.
+            let (host, auth_end) = host_of(url)?;
+            let rules = self.by_host.get(host);
+            let lo = if wrap { 0 } else { from };
+            if !self.may_apply(rules, &url[auth_end..], lo) {
+                return None;
+            }
+            (rules, split_url(url))
+        } else {
+            // `host_of` and `split_url` find the same host (tested), so the split's serves.
+            let p = split_url(url);
+            (p.and_then(|p| self.by_host.get(p.host)), p)
+        };
         let has_query = p.is_some_and(|p| p.query.is_some_and(|q| !q.is_empty()));
-        // `host_of` and `split_url` find the same host (tested), so one lookup serves both.
         let a = p.map_or(&[][..], |p| Self::list_of(rules, p.path));
-        let mut b = Vec::new();
+        buf.clear();
         if !self.global.is_empty() {
-            self.keyed.for_url(p.as_ref(), &mut b);
+            self.keyed.for_url(p.as_ref(), buf);
         }
-        let found = Self::candidates(a, &b)
+        let try_rule = |i: usize| {
+            if !has_query && self.needs_query[i] {
+                return None;
+            }
+            self.apply_one(i, url, p.as_ref())
+                .filter(|o| o != url)
+                .filter(|o| {
+                    // A rule that would grow the URL past any real URL's length does not
+                    // apply: chains such as `a` → `aa` stop here.
+                    let ok = o.len() <= MAX_LINE;
+                    if !ok {
+                        self.too_long
+                            .0
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    ok
+                })
+                .map(|o| (i, o))
+        };
+        let b = buf.as_slice();
+        if let Some((i, o)) = Self::candidates(a, b)
             .skip_while(|&i| i < from)
-            .find_map(|i| {
-                if !has_query && self.needs_query[i] {
-                    return None;
-                }
-                self.apply_one(i, url, p.as_ref())
-                    .filter(|o| o != url)
-                    .filter(|o| {
-                        // A rule that would grow the URL past any real URL's length does not
-                        // apply: chains such as `a` → `aa` stop here.
-                        let ok = o.len() <= MAX_LINE;
-                        if !ok {
-                            self.too_long
-                                .0
-                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        ok
-                    })
-                    .map(|o| (i, o))
-            });
-        found
+            .find_map(try_rule)
+        {
+            return Some((i, o, false));
+        }
+        if !wrap {
+            return None;
+        }
+        Self::candidates(a, b)
+            .take_while(|&i| i < from)
+            .find_map(try_rule)
+            .map(|(i, o)| (i, o, true))
     }
 
     /// Whether any of the host's rules at `from` or later may apply to a URL whose text after
@@ -1128,10 +1114,8 @@ fn apply_convention(
     match c {
         C::Https => (scheme == "http").then(|| concat(&["https://", host, path, mark, query])),
         // Only when the bare host is the same registrable domain: `www.co.uk` is not `co.uk`.
-        C::StripWww => host
-            .strip_prefix("www.")
-            .filter(|h| crate::site::registrable_domain(h) == crate::site::registrable_domain(host))
-            .map(|h| concat(&[scheme, "://", h, path, mark, query])),
+        C::StripWww => crate::site::www_is_same_site(host)
+            .then(|| concat(&[scheme, "://", &host[4..], path, mark, query])),
         C::DefaultDoc(name) => {
             let dir = path.strip_suffix(name.as_str())?.strip_suffix('/')?;
             Some(concat(&[scheme, "://", host, dir, "/", mark, query]))

@@ -40,6 +40,37 @@ fn is_ipv4(h: &str) -> bool {
     n == 4
 }
 
+/// Whether `host` minus a leading `www.` is the same site: `registrable_domain(h) ==
+/// registrable_domain(host)` for `host == "www." + h` (`www.co.uk` is not `co.uk`), with one
+/// Public Suffix List lookup instead of two for a plain DNS name. `false` when `host` does not
+/// start with `www.`.
+///
+/// Why one lookup is enough: every list rule that matches `h` matches `www.h` too, so when the
+/// registrable domain `d` of `www.h` is shorter than `www.h`, its public suffix is also `h`'s and
+/// `h` has `d` as its registrable domain; when `d` is `www.h` itself, `h`'s is shorter. Names the
+/// list does not decide alone (empty, a trailing dot, a bracket, a numeric last label as in an IP
+/// literal) take the two lookups.
+///
+/// ```
+/// use dedust_core::__private::site::www_is_same_site;
+/// assert!(www_is_same_site("www.bbc.co.uk"));
+/// assert!(!www_is_same_site("www.co.uk"));
+/// assert!(!www_is_same_site("bbc.co.uk"));
+/// ```
+pub fn www_is_same_site(host: &str) -> bool {
+    let Some(h) = host.strip_prefix("www.") else {
+        return false;
+    };
+    let last = h.rsplit('.').next().unwrap_or(h);
+    let plain =
+        !last.is_empty() && !h.starts_with('[') && !last.bytes().all(|b| b.is_ascii_digit());
+    if plain {
+        registrable_domain(host).len() < host.len()
+    } else {
+        registrable_domain(h) == registrable_domain(host)
+    }
+}
+
 /// The registrable domain of a URL's host (lower-cased first, as the base layer does), or
 /// `None` when the URL does not split.
 ///
@@ -73,6 +104,83 @@ mod tests {
         for (host, want) in cases {
             assert_eq!(registrable_domain(host), want, "{host}");
             assert_eq!(registrable_domain(registrable_domain(host)), want, "{host}");
+        }
+    }
+
+    /// The one-lookup answer equals the two-lookup definition, on names chosen at the Public
+    /// Suffix List's wildcard and exception rules and at the shortcut's edges, and on every host
+    /// of the shared URL lists when they are there.
+    #[test]
+    fn www_is_same_site_is_the_two_lookup_definition() {
+        let two = |host: &str| {
+            host.strip_prefix("www.")
+                .is_some_and(|h| registrable_domain(h) == registrable_domain(host))
+        };
+        let mut hosts: Vec<String> = [
+            "www.bbc.co.uk",
+            "www.co.uk",
+            "www.uk",
+            "www.com",
+            "www.a.com",
+            "www.a.com.",
+            "www.com.",
+            "www.",
+            "www..",
+            "www.ck",
+            "www.foo.ck",
+            "www.www.ck",
+            "www.kawasaki.jp",
+            "www.city.kawasaki.jp",
+            "www.x.city.kawasaki.jp",
+            "www.github.io",
+            "www.x.github.io",
+            "www.1.2.3.4",
+            "www.10.0.0.1",
+            "www.[::1]",
+            "www.localhost",
+            "www.example",
+            "www.www.a.com",
+            "www.a.b.c.d.e",
+            "www.xn--p1ai",
+            "www.a.xn--p1ai",
+            "www.s3.amazonaws.com",
+            "www.a.s3.amazonaws.com",
+            "www.blogspot.com",
+            "www.a.blogspot.com",
+            "www.1",
+            "www.a.1",
+            "www.a.b1",
+            "www.bd",
+            "www.a.bd",
+            "www.b.a.bd",
+            "a.com",
+            "www",
+        ]
+        .map(str::to_string)
+        .to_vec();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/urls");
+        match std::fs::read_dir(&dir) {
+            Ok(files) => {
+                for f in files.flatten() {
+                    let text = std::fs::read(f.path()).unwrap_or_default();
+                    for line in String::from_utf8_lossy(&text).lines() {
+                        if let Some(p) = crate::url_parts::split_url(line.trim()) {
+                            let h = p.host.to_ascii_lowercase();
+                            hosts.push(format!("www.{}", h.strip_prefix("www.").unwrap_or(&h)));
+                        }
+                    }
+                }
+            }
+            Err(_) if std::env::var("CI").as_deref() == Ok("true") => {
+                panic!("CI=true and {} is missing", dir.display())
+            }
+            Err(_) => eprintln!("SKIP shared URL hosts: {} not found", dir.display()),
+        }
+        hosts.sort();
+        hosts.dedup();
+        for h in &hosts {
+            assert_eq!(www_is_same_site(h), two(h), "{h}");
         }
     }
 }

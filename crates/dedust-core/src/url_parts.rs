@@ -47,25 +47,15 @@ pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
     }
     let scheme = &url[..colon];
     let a0 = colon + 3;
-    let mut i = a0;
-    let mut at = None;
-    let mut last_colon = None;
-    while i < b.len() && !matches!(b[i], b'/' | b'?' | b'#') {
-        match b[i] {
-            b'@' => {
-                at = Some(i);
-                last_colon = None;
-            }
-            b':' => last_colon = Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    let auth_end = i;
+    // The authority ends at the first `/`, `?` or `#`; user info ends at its last `@`, and a
+    // port starts after the last `:` that follows it.
+    let auth_end = a0 + memchr::memchr3(b'/', b'?', b'#', &b[a0..]).unwrap_or(b.len() - a0);
+    let at = memchr::memrchr(b'@', &b[a0..auth_end]).map(|k| a0 + k);
     let (userinfo, h0) = match at {
         Some(k) => (&url[a0..k], k + 1),
         None => ("", a0),
     };
+    let last_colon = memchr::memrchr(b':', &b[h0..auth_end]).map(|k| h0 + k);
     let bracketed = auth_end > h0 && b[auth_end - 1] == b']';
     let (host, port) = match last_colon {
         Some(k) if !bracketed && b[k + 1..auth_end].iter().all(|c| c.is_ascii_digit()) => {
@@ -73,17 +63,13 @@ pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
         }
         _ => (&url[h0..auth_end], ""),
     };
-    while i < b.len() && b[i] != b'?' && b[i] != b'#' {
-        i += 1;
-    }
+    let mut i =
+        auth_end + memchr::memchr2(b'?', b'#', &b[auth_end..]).unwrap_or(b.len() - auth_end);
     let path = &url[auth_end..i];
     let mut query = None;
     if i < b.len() && b[i] == b'?' {
         let q0 = i + 1;
-        i = q0;
-        while i < b.len() && b[i] != b'#' {
-            i += 1;
-        }
+        i = q0 + memchr::memchr(b'#', &b[q0..]).unwrap_or(b.len() - q0);
         query = Some(&url[q0..i]);
     }
     let fragment = (i < b.len()).then(|| &url[i + 1..]);
