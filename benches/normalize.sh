@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process throughput of `dedust normalize` (README table "normalize throughput").
 # Input: ../shared/datasets/urls/page-links.txt repeated to >= 10 M lines.
-# Rule sets: (a) none, (b) the forum rules, (c) >= 1,000 rules over 1,000 real hosts of the list.
+# Rule sets: (a) none, (b) the forum rules, (c) the demo rules (cross-host: every URL is split and
+# looked up by feature), (d) >= 1,000 rules over 1,000 real hosts of the list.
 # Each cell: best of 5 runs (wall time), peak RSS the largest of the 5; runs compared alternate.
 # Usage: benches/normalize.sh            (prints a Markdown table)
 set -euo pipefail
@@ -77,9 +78,10 @@ echo "input: $lines lines ($(du -h "$big" | cut -f1)); synthetic rule set: $nsyn
 echo
 echo "| rules | threads | seconds | URLs/s | peak RSS |"
 echo "|---|---|---|---|---|"
-for set in none forum synthetic; do
+for set in none forum demo synthetic; do
   case $set in
     none) args=() ;;
+    demo) args=(--rules rules/demo.json) ;;
     *) args=(--rules "$tmp/$set.json") ;;
   esac
   for _ in $(seq $rounds); do

@@ -44,6 +44,11 @@ fn py_err(e: Error) -> PyErr {
     }
 }
 
+thread_local! {
+    /// The output buffer of per-call normalization, kept between calls (no allocation per URL).
+    static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// Threads for `normalize_many` (all cores).
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -104,15 +109,12 @@ impl Normalizer {
         // The `&str`s are the strings' own UTF-8 buffers; `urls` holds a reference to every
         // string until this call returns and `str` is immutable, so other threads may read them
         // while the GIL is released.
-        let out = py.detach(|| dedust_core::normalize_many(engine, &strs, threads()));
-        out.into_iter()
-            .zip(urls.iter().zip(&strs))
-            .map(|(o, (u, s))| {
-                if o == *s {
-                    u.clone()
-                } else {
-                    PyString::new(py, &o)
-                }
+        let out = py.detach(|| dedust_core::normalize_many_changed(engine, &strs, threads()));
+        out.iter()
+            .zip(&urls)
+            .map(|(o, u)| match o {
+                Some(o) => PyString::new(py, o),
+                None => u.clone(),
             })
             .collect()
     }
@@ -144,15 +146,17 @@ impl Normalizer {
         let Ok(s) = url.to_str() else {
             return (url, None);
         };
-        let mut buf = String::new();
-        match self.engine.normalize_line_into(s.as_bytes(), &mut buf) {
+        let py = url.py();
+        // `Ok`: a new string; `Err`: the same object, with the rule that left it as it was.
+        let out = BUF.with_borrow_mut(|buf| match self.engine.normalize_str_into(s, buf) {
             LineStatus::Url {
                 changed: true,
                 rule,
-            } => (PyString::new(url.py(), &buf), rule),
-            LineStatus::Url { rule, .. } => (url, rule),
-            LineStatus::Bad(_) => (url, None),
-        }
+            } => Ok((PyString::new(py, buf), rule)),
+            LineStatus::Url { rule, .. } => Err(rule),
+            LineStatus::Bad(_) => Err(None),
+        });
+        out.unwrap_or_else(|rule| (url, rule))
     }
 }
 

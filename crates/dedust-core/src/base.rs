@@ -95,13 +95,8 @@ pub fn slow_base(input: &str, opts: &BaseOptions) -> Result<String, BaseError> {
     Ok(url.into())
 }
 
-/// Bytes that make the fast path hand over to the `url` crate when found in a path or query:
-/// anything the WHATWG parser would percent-encode, rewrite or interpret.
-fn fast_ok(b: u8) -> bool {
-    FAST_OK[b as usize]
-}
-
-/// [`fast_ok`] as a table (the hot loop of `normalize`).
+/// Bytes allowed as they are in a path or query on the fast path; any other byte makes it hand
+/// over to the `url` crate: anything the WHATWG parser would percent-encode, rewrite or interpret.
 static FAST_OK: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
@@ -109,6 +104,86 @@ static FAST_OK: [bool; 256] = {
         let b = c as u8;
         t[c] =
             matches!(b, b'!' | b'$'..=b';' | b'=' | b'?'..=b'[' | b']' | b'_' | b'a'..=b'z' | b'~');
+        c += 1;
+    }
+    t
+};
+
+// Byte classes of the fast path's authority loop.
+const H_PLAIN: u8 = 0; // a-z, 0-9
+const H_DOT: u8 = 1;
+const H_UPPER: u8 = 2;
+const H_DASH: u8 = 3;
+const H_END: u8 = 4; // `/`, `?`, `#`
+const H_COLON: u8 = 5;
+const H_BAD: u8 = 6;
+
+/// The class of each byte in a host (one table load per byte in the hot loop).
+static HOST_CLASS: [u8; 256] = {
+    let mut t = [H_BAD; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = match b {
+            b'a'..=b'z' | b'0'..=b'9' => H_PLAIN,
+            b'.' => H_DOT,
+            b'A'..=b'Z' => H_UPPER,
+            b'-' => H_DASH,
+            b'/' | b'?' | b'#' => H_END,
+            b':' => H_COLON,
+            _ => H_BAD,
+        };
+        c += 1;
+    }
+    t
+};
+
+// Byte classes of the fast path's path loop.
+const P_OK: u8 = 0; // allowed as it is
+const P_SLASH: u8 = 1;
+const P_PERCENT: u8 = 2;
+const P_END: u8 = 3; // `?`, `#`
+const P_BAD: u8 = 4; // needs the `url` crate
+
+/// The class of each byte in a path: [`FAST_OK`] bytes are allowed, `?` and `#` end it.
+static PATH_CLASS: [u8; 256] = {
+    let mut t = [P_BAD; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'?' | b'#' => P_END,
+            b'/' => P_SLASH,
+            b'%' => P_PERCENT,
+            _ if FAST_OK[c] => P_OK,
+            _ => P_BAD,
+        };
+        c += 1;
+    }
+    t
+};
+
+// Byte classes of the fast path's query loop.
+const Q_OK: u8 = 0; // allowed as it is
+const Q_EQ: u8 = 1;
+const Q_PERCENT: u8 = 2;
+const Q_AMP: u8 = 3;
+const Q_END: u8 = 4; // `#`
+const Q_BAD: u8 = 5; // needs the `url` crate (`'` too: the `url` crate escapes it in queries)
+
+/// The class of each byte in a query.
+static QUERY_CLASS: [u8; 256] = {
+    let mut t = [Q_BAD; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'#' => Q_END,
+            b'&' => Q_AMP,
+            b'=' => Q_EQ,
+            b'%' => Q_PERCENT,
+            b'\'' => Q_BAD,
+            _ if FAST_OK[c] => Q_OK,
+            _ => Q_BAD,
+        };
         c += 1;
     }
     t
@@ -137,6 +212,9 @@ pub fn fast_base(input: &str, opts: &BaseOptions) -> Option<String> {
 /// `url` crate (then `out` is unspecified).
 pub fn fast_base_into(input: &str, opts: &BaseOptions, out: &mut String) -> bool {
     out.clear();
+    // The output is at most one byte longer than the input (a `/` for an empty path), or a
+    // little more with upper-case escapes: one allocation for most URLs.
+    out.reserve(input.len() + 1);
     fast_into(input, opts, out).is_some()
 }
 
@@ -156,38 +234,46 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
     // must not start with a digit (IPv4 forms); no `xn--` label (IDNA); optional port.
     let host_start = i;
     let mut label_start = i;
-    let mut last_label_first = 0u8;
-    let mut upper = false;
+    let (mut upper, mut dash) = (false, false);
     let mut host_end = None;
     while i < b.len() {
-        let c = b[i];
+        let c = HOST_CLASS[b[i] as usize];
+        if c == H_PLAIN {
+            i += 1;
+            continue;
+        }
         match c {
-            b'/' | b'?' | b'#' => break,
-            b':' => {
-                host_end = Some(i);
-                i += 1;
-                break;
-            }
-            b'.' => {
+            H_DOT => {
                 if i == label_start {
                     return None;
                 }
                 label_start = i + 1;
             }
-            b'a'..=b'z' | b'0'..=b'9' | b'-' => {}
-            b'A'..=b'Z' => upper = true,
-            _ => return None,
-        }
-        if i == label_start && c != b'.' {
-            last_label_first = c;
-            if b.len() >= i + 4 && b[i..i + 4].eq_ignore_ascii_case(b"xn--") {
-                return None;
+            H_UPPER => upper = true,
+            H_DASH => dash = true,
+            H_END => break,
+            H_COLON => {
+                host_end = Some(i);
+                i += 1;
+                break;
             }
+            _ => return None,
         }
         i += 1;
     }
     let host_end = host_end.unwrap_or(i);
-    if host_end == host_start || last_label_first.is_ascii_digit() || last_label_first == 0 {
+    let hb = &b[host_start..host_end];
+    // The first byte of the last label (a trailing `.` ends no label; `..` was refused above).
+    let named = hb.strip_suffix(b".").unwrap_or(hb);
+    let last_first = memchr::memrchr(b'.', named).map_or(named.first(), |k| named.get(k + 1));
+    if last_first.is_none_or(u8::is_ascii_digit) {
+        return None;
+    }
+    if dash
+        && hb
+            .split(|&c| c == b'.')
+            .any(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case(b"xn--"))
+    {
         return None;
     }
     let host = &input[host_start..host_end];
@@ -217,23 +303,28 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
     let path_start = i;
     let mut seg_start = i;
     let mut escapes = false;
-    while i < b.len() && b[i] != b'?' && b[i] != b'#' {
-        let c = b[i];
-        if !FAST_OK[c as usize] {
-            return None;
+    while i < b.len() {
+        let c = PATH_CLASS[b[i] as usize];
+        if c == P_OK {
+            i += 1;
+            continue;
         }
-        if c == b'%' {
-            escapes = true;
-            if i + 2 < b.len() && b[i + 1] == b'2' && (b[i + 2] | 0x20) == b'e' {
-                return None;
+        match c {
+            P_SLASH => {
+                let seg = &b[seg_start..i];
+                if seg == b"." || seg == b".." {
+                    return None;
+                }
+                seg_start = i + 1;
             }
-        }
-        if c == b'/' {
-            let seg = &b[seg_start..i];
-            if seg == b"." || seg == b".." {
-                return None;
+            P_PERCENT => {
+                escapes = true;
+                if i + 2 < b.len() && b[i + 1] == b'2' && (b[i + 2] | 0x20) == b'e' {
+                    return None;
+                }
             }
-            seg_start = i + 1;
+            P_END => break,
+            _ => return None,
         }
         i += 1;
     }
@@ -254,33 +345,37 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
         let mut name_end: Option<usize> = None;
         let mut first = true;
         loop {
-            let end = i >= b.len() || b[i] == b'#' || b[i] == b'&';
-            if end {
-                if i == pair_start {
-                    clean = false; // empty pair
-                } else {
-                    let name = &b[pair_start..name_end.unwrap_or(i)];
-                    if !first && name < prev_name {
-                        sorted = false;
+            // The end of the input ends the query as `#` does.
+            let c = b.get(i).map_or(Q_END, |&c| QUERY_CLASS[c as usize]);
+            if c == Q_OK {
+                i += 1;
+                continue;
+            }
+            match c {
+                Q_EQ => {
+                    if name_end.is_none() {
+                        name_end = Some(i);
                     }
-                    prev_name = name;
-                    first = false;
                 }
-                if i >= b.len() || b[i] == b'#' {
-                    break;
+                Q_PERCENT => clean = false,
+                Q_AMP | Q_END => {
+                    if i == pair_start {
+                        clean = false; // empty pair
+                    } else {
+                        let name = &b[pair_start..name_end.unwrap_or(i)];
+                        if !first && name < prev_name {
+                            sorted = false;
+                        }
+                        prev_name = name;
+                        first = false;
+                    }
+                    if c == Q_END {
+                        break;
+                    }
+                    pair_start = i + 1;
+                    name_end = None;
                 }
-                pair_start = i + 1;
-                name_end = None;
-            } else {
-                let c = b[i];
-                if !fast_ok(c) || c == b'\'' {
-                    return None;
-                }
-                if c == b'%' {
-                    clean = false;
-                } else if c == b'=' && name_end.is_none() {
-                    name_end = Some(i);
-                }
+                _ => return None,
             }
             i += 1;
         }
@@ -335,7 +430,7 @@ fn normalize_query(q: &str, keep_order: bool) -> String {
 /// The name part of a `name=value` query pair.
 #[doc(hidden)]
 pub fn param_name(pair: &str) -> &str {
-    pair.split_once('=').map_or(pair, |(n, _)| n)
+    memchr::memchr(b'=', pair.as_bytes()).map_or(pair, |k| &pair[..k])
 }
 
 /// The distinct parameter names of a query (without `?`), sorted.
@@ -551,6 +646,69 @@ mod tests {
             }
         }
         assert!(fast_base("http://a.b/x", &d).is_some());
+        // Every combination of awkward hosts, paths and queries: what the fast path accepts,
+        // it normalizes as the `url` crate does, and it accepts the plain ones.
+        let hosts = [
+            "a.com",
+            "A.COM",
+            "a.com.",
+            "a..com",
+            ".a.com",
+            "xn--p1ai.ru",
+            "a.XN--p1ai",
+            "a-xn--b.com",
+            "a.xn-b.com",
+            "1.2.3.4",
+            "a.1com",
+            "a.b1",
+            "a.1b",
+            "-a.com",
+            "a-.com",
+            "a",
+            "",
+            "a.com:80",
+            "a.com:8080",
+            "a.com:",
+            "u@a.com",
+            "a_b.com",
+            "a.com.:443",
+        ];
+        let paths = [
+            "", "/", "/a", "/./", "/../", "/a/.", "/a/..", "/%2e/", "/%2E", "/a%2fb", "/a%41",
+            "/a b", "/\u{e9}", "/a;b=c", "/a//b", "/.a", "/..a/", "/a/.%2e",
+        ];
+        let queries = [
+            "",
+            "?",
+            "?a=1",
+            "?b=1&a=2",
+            "?a=1&&b",
+            "?a=%41",
+            "?a='",
+            "?a=b=c&a=1",
+        ];
+        let mut accepted = 0;
+        for scheme in ["http://", "HTTPS://"] {
+            for h in hosts {
+                for p in paths {
+                    for q in queries {
+                        let u = format!("{scheme}{h}{p}{q}");
+                        if let Some(f) = fast_base(&u, &d) {
+                            assert_eq!(Ok(f), slow_base(&u, &d), "{u}");
+                            accepted += 1;
+                        }
+                    }
+                }
+            }
+        }
+        for plain in [
+            "http://a.com/a?a=1",
+            "HTTPS://A.COM/",
+            "http://a-.com/a//b?b=1&a=2",
+        ] {
+            assert!(fast_base(plain, &d).is_some(), "{plain}");
+        }
+        assert!(accepted > 1000, "{accepted}");
     }
 
     #[test]

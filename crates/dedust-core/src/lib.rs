@@ -73,7 +73,10 @@ pub use normalize::{
 pub use render::{describe, regex_form, regex_form_on_hosts};
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings, VERSION};
 pub use site::registrable_domain;
-pub use stream::{normalize_many, normalize_stream, StreamOptions, StreamStats, HELD_LINE};
+pub use stream::{
+    normalize_many, normalize_many_changed, normalize_stream, Changed, StreamOptions, StreamStats,
+    HELD_LINE,
+};
 pub use url_parts::{split_url, UrlParts};
 
 /// The engine's modules whole, for the workspace's other crates (the learner, the crawler

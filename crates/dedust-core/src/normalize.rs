@@ -142,13 +142,13 @@ impl GlobalRules {
             out.extend_from_slice(&self.slash);
         }
         if !self.doc.is_empty() {
-            if let Some(v) = p.path.rsplit('/').next().and_then(|l| self.doc.get(l)) {
+            if let Some(v) = self.doc.get(last_segment(p.path)) {
                 out.extend_from_slice(v);
             }
         }
         if !self.suffix.is_empty() {
             let body = p.path.strip_suffix('/').unwrap_or(p.path);
-            if let Some(v) = body.rsplit('/').next().and_then(|l| self.suffix.get(l)) {
+            if let Some(v) = self.suffix.get(last_segment(body)) {
                 out.extend_from_slice(v);
             }
         }
@@ -189,6 +189,12 @@ fn first_literal(r: &Rule) -> Option<&str> {
         [] => Some(""),
         _ => None,
     }
+}
+
+/// The last segment of a path: the text after its last `/` (all of it without one), as
+/// `path.rsplit('/').next()` gives it.
+fn last_segment(path: &str) -> &str {
+    memchr::memrchr(b'/', path.as_bytes()).map_or(path, |k| &path[k + 1..])
 }
 
 /// The first path segment of a URL path (`""` for `/` or no path).
@@ -665,7 +671,28 @@ impl Normalizer {
         let Ok(s) = std::str::from_utf8(line) else {
             return LineStatus::Bad(BadLine::NotUtf8);
         };
-        if s.trim().is_empty() {
+        self.normalize_str_into(s, buf)
+    }
+
+    /// [`Normalizer::normalize_line_into`] for text already known to be UTF-8 (a `str` from an
+    /// embedding language): the same answers, without the UTF-8 check.
+    ///
+    /// ```
+    /// use dedust_core::LineStatus;
+    /// let n = dedust_core::Normalizer::new(vec![], Some(Default::default()));
+    /// let mut buf = String::new();
+    /// let st = n.normalize_str_into("http://A.org/?b=1&a=2", &mut buf);
+    /// assert_eq!(st, LineStatus::Url { changed: true, rule: None });
+    /// assert_eq!(buf, "http://a.org/?a=2&b=1");
+    /// ```
+    pub fn normalize_str_into(&self, s: &str, buf: &mut String) -> LineStatus {
+        let line = s.as_bytes();
+        if line.len() > MAX_LINE {
+            return LineStatus::Bad(BadLine::TooLong);
+        }
+        // A URL starts with a visible ASCII byte: only other lines need the Unicode trim.
+        let visible = s.as_bytes().first().is_some_and(u8::is_ascii_graphic);
+        if !visible && s.trim().is_empty() {
             return LineStatus::Bad(BadLine::Empty);
         }
         match &self.base {
@@ -692,7 +719,9 @@ impl Normalizer {
         if !self.by_host.is_empty() || !self.global.is_empty() {
             if let Some(n) = self.rewrite(buf) {
                 rule = n.rule;
-                *buf = n.url;
+                // Copied, not moved in: the buffer keeps its capacity for the next line.
+                buf.clear();
+                buf.push_str(&n.url);
             }
         }
         LineStatus::Url {

@@ -61,7 +61,7 @@ pub fn www_is_same_site(host: &str) -> bool {
     let Some(h) = host.strip_prefix("www.") else {
         return false;
     };
-    let last = h.rsplit('.').next().unwrap_or(h);
+    let last = &h[h.bytes().rposition(|c| c == b'.').map_or(0, |k| k + 1)..];
     let plain =
         !last.is_empty() && !h.starts_with('[') && !last.bytes().all(|b| b.is_ascii_digit());
     if plain {

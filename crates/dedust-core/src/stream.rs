@@ -596,21 +596,54 @@ pub fn normalize_many<S: AsRef<str> + Sync>(
     urls: &[S],
     threads: usize,
 ) -> Vec<String> {
-    let run = |part: &[S]| -> Vec<String> {
+    normalize_many_changed(n, urls, threads)
+        .iter()
+        .zip(urls)
+        .map(|(o, u)| o.unwrap_or(u.as_ref()).to_string())
+        .collect()
+}
+
+/// [`normalize_many`] answering only for the URLs that change: for each input, `Some(canonical)`
+/// where the canonical form differs from it, `None` where it is already canonical or is passed
+/// through. An embedder keeps its own string for a `None` (no copy; in a crawl frontier most URLs
+/// are already canonical), and the changed forms share a few text buffers (no allocation per URL).
+///
+/// ```
+/// use dedust_core::{normalize_many_changed, Normalizer};
+/// let n = Normalizer::new(vec![], Some(Default::default()));
+/// let out = normalize_many_changed(&n, &["HTTP://A.org/?b=1&a=2", "http://a.org/", "not a url"], 2);
+/// let got: Vec<Option<&str>> = out.iter().collect();
+/// assert_eq!(got, [Some("http://a.org/?a=2&b=1"), None, None]);
+/// ```
+///
+/// # Complexity
+/// As [`normalize_many`].
+pub fn normalize_many_changed<S: AsRef<str> + Sync>(
+    n: &Normalizer,
+    urls: &[S],
+    threads: usize,
+) -> Changed {
+    let run = |part: &[S]| -> ChangedPart {
         let mut buf = String::new();
-        part.iter()
-            .map(|u| {
-                let u = u.as_ref();
-                match n.normalize_line_into(u.as_bytes(), &mut buf) {
-                    LineStatus::Url { .. } => buf.clone(),
-                    LineStatus::Bad(_) => u.to_string(),
+        let mut out = ChangedPart::default();
+        for u in part {
+            let span = match n.normalize_str_into(u.as_ref(), &mut buf) {
+                LineStatus::Url { changed: true, .. } => {
+                    let start = out.text.len();
+                    out.text.push_str(&buf);
+                    Some((start, out.text.len()))
                 }
-            })
-            .collect()
+                LineStatus::Url { .. } | LineStatus::Bad(_) => None,
+            };
+            out.spans.push(span);
+        }
+        out
     };
     let threads = threads.clamp(1, urls.len().div_ceil(MANY_CHUNK).max(1));
     if threads == 1 {
-        return run(urls);
+        return Changed {
+            parts: vec![run(urls)],
+        };
     }
     let chunk = urls.len().div_ceil(threads);
     std::thread::scope(|s| {
@@ -618,11 +651,45 @@ pub fn normalize_many<S: AsRef<str> + Sync>(
             .chunks(chunk)
             .map(|c| s.spawn(move || run(c)))
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a normalize worker panicked"))
-            .collect()
+        Changed {
+            parts: handles
+                .into_iter()
+                .map(|h| h.join().expect("a normalize worker panicked"))
+                .collect(),
+        }
     })
+}
+
+/// The answer of [`normalize_many_changed`]: one entry per input URL, in order.
+#[derive(Debug, Default)]
+pub struct Changed {
+    parts: Vec<ChangedPart>,
+}
+
+/// One thread's share of a [`Changed`]: its changed forms end to end, and each input's span.
+#[derive(Debug, Default)]
+struct ChangedPart {
+    text: String,
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+impl Changed {
+    /// Each input's canonical form where it changed (`None` where it did not), in input order.
+    pub fn iter(&self) -> impl Iterator<Item = Option<&str>> + '_ {
+        self.parts
+            .iter()
+            .flat_map(|p| p.spans.iter().map(|s| s.map(|(a, b)| &p.text[a..b])))
+    }
+
+    /// The number of inputs.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.spans.len()).sum()
+    }
+
+    /// Whether there were no inputs.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[cfg(test)]

@@ -48,14 +48,25 @@ pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
     let scheme = &url[..colon];
     let a0 = colon + 3;
     // The authority ends at the first `/`, `?` or `#`; user info ends at its last `@`, and a
-    // port starts after the last `:` that follows it.
-    let auth_end = a0 + memchr::memchr3(b'/', b'?', b'#', &b[a0..]).unwrap_or(b.len() - a0);
-    let at = memchr::memrchr(b'@', &b[a0..auth_end]).map(|k| a0 + k);
+    // port starts after the last `:` that follows it. Authorities are short: a byte loop beats
+    // a vectorized search here.
+    let (mut i, mut at, mut last_colon) = (a0, None, None);
+    while i < b.len() && !matches!(b[i], b'/' | b'?' | b'#') {
+        match b[i] {
+            b'@' => {
+                at = Some(i);
+                last_colon = None;
+            }
+            b':' => last_colon = Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    let auth_end = i;
     let (userinfo, h0) = match at {
         Some(k) => (&url[a0..k], k + 1),
         None => ("", a0),
     };
-    let last_colon = memchr::memrchr(b':', &b[h0..auth_end]).map(|k| h0 + k);
     let bracketed = auth_end > h0 && b[auth_end - 1] == b']';
     let (host, port) = match last_colon {
         Some(k) if !bracketed && b[k + 1..auth_end].iter().all(|c| c.is_ascii_digit()) => {
