@@ -506,7 +506,7 @@ fn push_query(out: &mut String, q: &str, keep_order: bool) {
     }
     let mut arr: [&str; MAX] = [""; MAX];
     let mut n = 0;
-    for p in q.split('&').filter(|p| !p.is_empty()) {
+    for p in crate::url_parts::split_ascii(q, b'&').filter(|p| !p.is_empty()) {
         if n == MAX {
             out.push_str(&normalize_query(q, keep_order));
             return;

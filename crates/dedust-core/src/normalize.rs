@@ -22,7 +22,7 @@ use crate::base::{base_normalize, BaseError, BaseOptions};
 use crate::javaregex::JavaRegex;
 use crate::key_index::KeyIndex;
 use crate::model::{CapType, Piece, Rule, RuleKind, SegOut, ValOut, ValPat};
-use crate::url_parts::split_url;
+use crate::url_parts::{split_ascii, split_once_ascii, split_url};
 
 /// Most passes over the rules per URL.
 pub const MAX_ROUNDS: usize = 8;
@@ -171,7 +171,7 @@ impl GlobalRules {
             }
         }
         if !self.param.is_empty() {
-            for kv in p.query.unwrap_or("").split('&').filter(|kv| !kv.is_empty()) {
+            for kv in split_ascii(p.query.unwrap_or(""), b'&').filter(|kv| !kv.is_empty()) {
                 if let Some(v) = self.param.get(crate::base::param_name(kv)) {
                     out.extend_from_slice(v);
                 }
@@ -944,8 +944,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Op
     let o = &rule.output;
     if is_drop_only(rule) {
         let q = p.query.unwrap_or("");
-        let present = q
-            .split('&')
+        let present = split_ascii(q, b'&')
             .any(|kv| s.optional.iter().any(|n| crate::base::param_name(kv) == n));
         if !present {
             return None;
@@ -958,7 +957,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Op
         if !s
             .required
             .iter()
-            .all(|(n, _)| q.split('&').any(|kv| crate::base::param_name(kv) == n))
+            .all(|(n, _)| split_ascii(q, b'&').any(|kv| crate::base::param_name(kv) == n))
         {
             return None;
         }
@@ -966,9 +965,9 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Op
     // Without optional or other parameters, the URL must have exactly the required ones
     // (each once): count before splitting anything.
     if !s.rest && s.optional.is_empty() {
-        let n = p
-            .query
-            .map_or(0, |q| q.split('&').filter(|x| !x.is_empty()).count());
+        let n = p.query.map_or(0, |q| {
+            split_ascii(q, b'&').filter(|x| !x.is_empty()).count()
+        });
         if n != s.required.len() {
             return None;
         }
@@ -984,7 +983,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Op
     let segs: Vec<&str> = if p.path.is_empty() || (s.path.is_none() && !copies_segs) {
         Vec::new()
     } else {
-        p.path[1..].split('/').collect()
+        split_ascii(&p.path[1..], b'/').collect()
     };
     if let Some(pat) = &s.path {
         if pat.len() != segs.len() || !pat.iter().zip(&segs).all(|(pp, seg)| match_pieces(pp, seg))
@@ -997,9 +996,9 @@ fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Op
     let mut params: Vec<(&str, &str, Option<&str>, bool)> = p
         .query
         .map(|q| {
-            q.split('&')
+            split_ascii(q, b'&')
                 .filter(|x| !x.is_empty())
-                .map(|kv| match kv.split_once('=') {
+                .map(|kv| match split_once_ascii(kv, b'=') {
                     Some((k, v)) => (kv, k, Some(v), false),
                     None => (kv, kv, None, false),
                 })

@@ -41,6 +41,7 @@ use crate::align::align;
 use crate::base::{base_normalize, BaseOptions};
 use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
+use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -195,14 +196,16 @@ impl Units {
         let segs = if p.path.is_empty() {
             Vec::new()
         } else {
-            p.path[1..].split('/').map(str::to_string).collect()
+            split_ascii(&p.path[1..], b'/')
+                .map(str::to_string)
+                .collect()
         };
         let params = p
             .query
             .map(|q| {
-                q.split('&')
+                split_ascii(q, b'&')
                     .filter(|s| !s.is_empty())
-                    .map(|kv| match kv.split_once('=') {
+                    .map(|kv| match split_once_ascii(kv, b'=') {
                         Some((k, v)) => (k.to_string(), Some(v.to_string())),
                         None => (kv.to_string(), None),
                     })
@@ -309,7 +312,7 @@ pub(crate) fn url_shape(url: &str) -> String {
     s.push_str("://");
     s.push_str(p.host);
     if !p.path.is_empty() {
-        for seg in p.path[1..].split('/') {
+        for seg in split_ascii(&p.path[1..], b'/') {
             s.push('/');
             if value_like(seg) {
                 s.push_str(&shape(seg));
@@ -322,9 +325,9 @@ pub(crate) fn url_shape(url: &str) -> String {
     let mut names: Vec<&str> = p
         .query
         .map(|q| {
-            q.split('&')
+            split_ascii(q, b'&')
                 .filter(|kv| !kv.is_empty())
-                .map(|kv| kv.split_once('=').map_or(kv, |(k, _)| k))
+                .map(|kv| split_once_ascii(kv, b'=').map_or(kv, |(k, _)| k))
                 .collect()
         })
         .unwrap_or_default();

@@ -222,7 +222,7 @@ pub fn token_count(url: &str) -> usize {
         n += if q.is_empty() {
             1
         } else {
-            q.split('&').count()
+            dedust_core::__private::url_parts::split_ascii(q, b'&').count()
         };
     }
     n + usize::from(p.fragment.is_some())
@@ -278,7 +278,7 @@ pub fn tokenize(url: &str) -> Tokens {
                 text: String::new(),
             });
         } else {
-            for pair in q.split('&') {
+            for pair in dedust_core::__private::url_parts::split_ascii(q, b'&') {
                 out.push(Token {
                     kind: TokenKind::Param,
                     text: pair.into(),

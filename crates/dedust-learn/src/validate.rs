@@ -165,10 +165,8 @@ impl<'a> UrlIndex<'a> {
                     let i = (c * CHUNK + j) as u32;
                     let p = split_url(&l.url);
                     let first = p.map_or("", |p| {
-                        p.path
-                            .get(1..)
-                            .unwrap_or("")
-                            .split('/')
+                        let rest = p.path.get(1..).unwrap_or("");
+                        dedust_core::__private::url_parts::split_ascii(rest, b'/')
                             .next()
                             .unwrap_or("")
                     });
