@@ -398,7 +398,10 @@ impl Normalizer {
     /// A pass ends with a look at the rules after the last one that fired, on the URL it made;
     /// the next pass starts with the same URL, so it is split and looked up once for both, and
     /// the next pass tries only the rules before that point (the others were just tried on the
-    /// same text, and a rule's output depends only on its input).
+    /// same text, and a rule's output depends only on its input). So a rule tried at a pass's
+    /// end is not tried again on the same text: [`Normalizer::too_long_rewrites`] and
+    /// [`Normalizer::regex_limit_hits`] count it once there, where a loop of whole passes would
+    /// count it twice (outputs are the same).
     ///
     /// # Complexity
     /// One split and one candidate lookup per rewrite, plus one; see [`Normalizer::candidates`].

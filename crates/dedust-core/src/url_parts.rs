@@ -95,7 +95,7 @@ pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
     })
 }
 
-/// `s.split(sep)` for an ASCII separator (`&`, `/`, `;`): the same pieces, found with a byte
+/// `s.split(sep)` for an ASCII separator (`&`, `/`, `=`): the same pieces, found with a byte
 /// loop (`str::split` with a `char` compares each match's encoding through `memcmp`, a call per
 /// parameter on the engine's and the learner's hot paths).
 ///
