@@ -430,7 +430,7 @@ fn normalize_query(q: &str, keep_order: bool) -> String {
 /// The name part of a `name=value` query pair.
 #[doc(hidden)]
 pub fn param_name(pair: &str) -> &str {
-    memchr::memchr(b'=', pair.as_bytes()).map_or(pair, |k| &pair[..k])
+    crate::url_parts::split_once_ascii(pair, b'=').map_or(pair, |(name, _)| name)
 }
 
 /// The distinct parameter names of a query (without `?`), sorted.

@@ -327,7 +327,7 @@ pub(crate) fn url_shape(url: &str) -> String {
         .map(|q| {
             split_ascii(q, b'&')
                 .filter(|kv| !kv.is_empty())
-                .map(|kv| split_once_ascii(kv, b'=').map_or(kv, |(k, _)| k))
+                .map(dedust_core::__private::base::param_name)
                 .collect()
         })
         .unwrap_or_default();
