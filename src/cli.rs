@@ -179,6 +179,11 @@ pub struct SiteFlags {
     /// over. Use only on data where every site is trusted (your own mirrors).
     #[arg(long)]
     pub allow_cross_site: bool,
+    /// A duplicate cluster spanning more registrable domains than this is boilerplate (an
+    /// empty body, a parked-domain page, a 404 template), not DUST: it is learned as one cluster
+    /// per host and never joins hosts.
+    #[arg(long, default_value_t = dedust::rules::BOILERPLATE_SITES, value_parser = at_least(1))]
+    pub boilerplate_sites: usize,
 }
 
 /// Validation thresholds and where validation looks.
@@ -272,6 +277,11 @@ pub enum Command {
         after_help = "Examples:\n  dedust cluster --pages pages.jsonl.gz -o clusters.tsv\n  dedust cluster --pages crawl.warc.gz --measure simscore --threshold 0.95"
     )]
     Cluster(ClusterArgs),
+    /// Print the site (registrable domain) of each URL, as `learn` splits clusters by it.
+    #[command(
+        after_help = "One output line per input line: the registrable domain of the URL's host after base\nnormalization (Public Suffix List compiled into dedust; an IP literal or a host without a\nregistrable part is its own site), an empty line for a URL learn leaves out. `learn` never lets one\ncluster's evidence cross sites (without --allow-cross-site), so rows keyed by this site can\nbe learned in separate shards (what integrations/spark does).\n\nExamples:\n  dedust site frontier.txt\n  cut -f2 clusters.tsv | dedust site - | sort | uniq -c | sort -rn | head"
+    )]
+    Site(SiteArgs),
     /// Print a shell completion script: `dedust completions bash > /etc/bash_completion.d/dedust`.
     Completions {
         /// The shell.
@@ -509,6 +519,20 @@ pub struct ReportArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct SiteArgs {
+    #[command(flatten)]
+    pub chatter: Chatter,
+    /// URL list, one per line (`-` or absent: stdin; gzip undone).
+    pub input: Option<String>,
+    /// Print `site<TAB>host` (the host after base normalization).
+    #[arg(long)]
+    pub with_host: bool,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<String>,
+}
+
+#[derive(Args, Debug)]
 pub struct SynthArgs {
     #[command(flatten)]
     pub chatter: Chatter,
@@ -672,6 +696,7 @@ impl Command {
             Command::Export(a) => (a.chatter, None),
             Command::Import(a) => (a.chatter, None),
             Command::Merge(a) => (a.chatter, None),
+            Command::Site(a) => (a.chatter, None),
             Command::Completions { .. } | Command::Man => (Chatter::default(), None),
         }
     }
@@ -700,6 +725,7 @@ pub fn run() -> i32 {
         Command::Report(a) => crate::cmd::report::run(a),
         Command::Export(a) => crate::cmd::export::run(a),
         Command::Import(a) => crate::cmd::import::run(a),
+        Command::Site(a) => crate::cmd::site::run(a),
         Command::Merge(a) => crate::cmd::merge::run(a),
         Command::Verify(a) => crate::cmd::verify::run(a),
         Command::Cluster(a) => crate::cmd::cluster::run(a),

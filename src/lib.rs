@@ -54,8 +54,8 @@ pub use pipeline::{
 };
 pub use rulefile::{BaseSettings, RuleFile, ValidationSettings};
 pub use rules::{
-    learn_candidates, CapType, Cluster, LearnOptions, LearnStats, Learned, Piece, Revoked, Rule,
-    RuleKind,
+    learn_candidates, learn_site, CapType, Cluster, LearnOptions, LearnStats, Learned, Piece,
+    Revoked, Rule, RuleKind,
 };
 pub use tokenize::{Token, TokenKind, Tokens};
 pub use validate::{

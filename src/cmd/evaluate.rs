@@ -30,6 +30,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         learn: LearnOptions {
             base,
             allow_cross_site: a.sites.allow_cross_site,
+            boilerplate_sites: a.sites.boilerplate_sites,
             ..Default::default()
         },
         validate: Some(a.validate.options()),

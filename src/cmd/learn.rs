@@ -26,6 +26,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             base: a.base.options(),
             max_cluster: a.max_cluster.max(2),
             allow_cross_site: a.sites.allow_cross_site,
+            boilerplate_sites: a.sites.boilerplate_sites,
         },
         validate: (!a.no_validate).then_some(a.validate.options()),
         holdout: a.validate.holdout(),
@@ -123,6 +124,13 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         eprintln!(
             "learn: {} clusters span several registrable domains and were learned per site (equal content on two sites is no evidence that one is an alias of the other; --allow-cross-site learns such aliases)",
             s.cross_site
+        );
+    }
+    if s.boilerplate > 0 {
+        eprintln!(
+            "learn: {} clusters span more than {} registrable domains and were learned per host as boilerplate (an empty body, a parked or 404 page is not DUST; --boilerplate-sites sets the bound)",
+            s.boilerplate,
+            a.sites.boilerplate_sites
         );
     }
     match &out.validation {

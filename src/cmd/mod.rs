@@ -33,6 +33,7 @@ pub mod learn;
 pub mod merge;
 pub mod normalize;
 pub mod report;
+pub mod site;
 pub mod synth;
 pub mod validate;
 pub mod verify;

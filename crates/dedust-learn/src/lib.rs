@@ -54,7 +54,7 @@ pub use pipeline::{
     cross_validate, cross_validate_with, experiment, experiment_with, learn, learn_owned,
     Experiment, Holdout, LearnConfig, LearnOutput, Stage,
 };
-pub use rules::{learn_candidates, Cluster, LearnOptions, LearnStats};
+pub use rules::{learn_candidates, learn_site, Cluster, LearnOptions, LearnStats};
 pub use tokenize::{tokenize, Token, TokenKind, Tokens};
 pub use validate::{
     labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions,

@@ -143,7 +143,15 @@ pub struct LearnOptions {
     /// cluster spanning several sites is learned as one cluster per site (see README, "Limits
     /// and threat model"). On, an alias still never points a site at one seen in fewer clusters.
     pub allow_cross_site: bool,
+    /// A cluster spanning more registrable domains than this is boilerplate — an empty body, a
+    /// parked-domain page, a server's 404 template, a counter pixel — not DUST: it is learned as
+    /// one cluster per host, so it never joins hosts (`--boilerplate-sites`). Real mirrors span
+    /// a few sites; the bytes of an empty page span millions.
+    pub boilerplate_sites: usize,
 }
+
+/// Default of [`LearnOptions::boilerplate_sites`].
+pub const BOILERPLATE_SITES: usize = 20;
 
 impl Default for LearnOptions {
     fn default() -> Self {
@@ -151,6 +159,7 @@ impl Default for LearnOptions {
             base: BaseOptions::default(),
             max_cluster: 256,
             allow_cross_site: false,
+            boilerplate_sites: BOILERPLATE_SITES,
         }
     }
 }
@@ -175,6 +184,9 @@ pub struct LearnStats {
     /// Clusters spanning several registrable domains, learned as one cluster per site (no
     /// cross-site alias; see [`LearnOptions::allow_cross_site`]).
     pub cross_site: usize,
+    /// Clusters spanning more than [`LearnOptions::boilerplate_sites`] registrable domains,
+    /// learned as one cluster per host.
+    pub boilerplate: usize,
 }
 
 /// URL split into the units rules work on.
@@ -443,6 +455,45 @@ pub const MAX_LEARN_PARTS: usize = 256;
 /// Path segments plus query parameters (an upper bound: `/` and `&` bytes).
 fn parts(url: &str) -> usize {
     url.bytes().filter(|&b| b == b'/' || b == b'&').count()
+}
+
+/// Where `learn` puts a URL: its registrable domain and host after base normalization, or
+/// `None` when learning leaves the URL out (the base layer rejects it, or it is over
+/// [`MAX_LEARN_URL`] / [`MAX_LEARN_PARTS`]). Without `--allow-cross-site`, no evidence crosses
+/// sites, so rows keyed by this site can be learned in separate shards; a cluster spanning more
+/// than [`LearnOptions::boilerplate_sites`] sites does not even join hosts.
+///
+/// ```
+/// use dedust_learn::learn_site;
+/// let got = learn_site("HTTP://Forum.BBC.co.uk:80/a", &Default::default());
+/// assert_eq!(got, Some(("bbc.co.uk".to_string(), "forum.bbc.co.uk".to_string())));
+/// assert_eq!(learn_site("not a url", &Default::default()), None);
+/// ```
+pub fn learn_site(url: &str, base: &BaseOptions) -> Option<(String, String)> {
+    let n = base_normalize(url, base).ok()?;
+    if n.len() > MAX_LEARN_URL || parts(&n) > MAX_LEARN_PARTS {
+        return None;
+    }
+    let host = split_url(&n)?.host;
+    Some((
+        crate::site::registrable_domain(host).to_string(),
+        host.to_string(),
+    ))
+}
+
+/// A part of a cluster split by host (order kept, parts in order of first URL).
+fn per_host(urls: Vec<String>) -> Vec<Vec<String>> {
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for u in urls {
+        let h = split_url(&u).map_or("", |p| p.host).to_string();
+        let k = *index.entry(h).or_insert_with(|| {
+            parts.push(Vec::new());
+            parts.len() - 1
+        });
+        parts[k].push(u);
+    }
+    parts
 }
 
 /// A cluster's sorted URLs split by registrable domain (order kept within each part, parts in
@@ -1427,12 +1478,17 @@ impl Prepared {
             stats.bad_urls += bad;
             stats.too_long += too_long;
             stats.multi += usize::from(urls.len() >= 2);
-            let parts = if opts.allow_cross_site {
-                vec![urls]
-            } else {
-                per_site(urls)
-            };
-            stats.cross_site += usize::from(parts.len() > 1);
+            let mut parts = per_site(urls);
+            let sites = parts.len();
+            if sites > opts.boilerplate_sites {
+                stats.boilerplate += 1;
+                parts = parts.into_iter().flat_map(per_host).collect();
+            } else if sites > 1 && opts.allow_cross_site {
+                parts = vec![parts.concat()];
+                parts[0].sort_unstable();
+            } else if sites > 1 {
+                stats.cross_site += 1;
+            }
             let label = label_of(id);
             let signal = signals_of(id)
                 .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
@@ -1726,6 +1782,45 @@ mod tests {
             prep.labels[0], prep.labels[1],
             "one truth cluster for validation"
         );
+    }
+
+    #[test]
+    fn boilerplate_clusters_split_per_host() {
+        // One digest on three sites, one of them with two hosts: (bound, allow cross-site) →
+        // (parts, boilerplate, cross_site).
+        let urls = [
+            "http://a.co/e",
+            "http://www.a.co/e",
+            "http://b.org/e",
+            "http://c.net/e",
+        ];
+        for (bound, cross, want) in [
+            (2, false, (4, 1, 0)),
+            (2, true, (4, 1, 0)),
+            (3, false, (3, 0, 1)),
+            (3, true, (1, 0, 0)),
+            (20, false, (3, 0, 1)),
+        ] {
+            let opts = LearnOptions {
+                boilerplate_sites: bound,
+                allow_cross_site: cross,
+                ..Default::default()
+            };
+            let (prep, stats) = Prepared::new(&[mk("c", &urls)], &opts);
+            assert_eq!(
+                (prep.urls.len(), stats.boilerplate, stats.cross_site),
+                want,
+                "bound {bound}, cross-site {cross}"
+            );
+            // Every part is one host or (not boilerplate) one site; no URL lost.
+            assert_eq!(prep.urls.iter().map(Vec::len).sum::<usize>(), 4);
+        }
+        // learn_site says where each URL goes, as Prepared splits it.
+        let site = |u: &str| learn_site(u, &Default::default()).map(|(s, h)| s + "|" + &h);
+        assert_eq!(site("http://WWW.A.co/e").as_deref(), Some("a.co|www.a.co"));
+        assert_eq!(site("http://c.net/e").as_deref(), Some("c.net|c.net"));
+        let long = format!("http://c.net/{}", "a/".repeat(300));
+        assert_eq!(site(&long), None, "over MAX_LEARN_PARTS: left out by learn");
     }
 
     #[test]
