@@ -5,15 +5,21 @@ The work is done by the `dedust` binary itself (shipped with `--files`, found wi
 `SparkFiles.get`); Spark only shards the data and pipes each shard through it.
 
 learn
-    Input: the Common Crawl columnar-index columns `url`, `url_host_name`, `content_digest`,
-    `fetch_status` (Parquet, or CSV with a header). Captures with `fetch_status = 200` are grouped
-    by `content_digest` into duplicate clusters. Hosts that share a cluster are joined into one
-    shard key (connected components, computed on the driver from the digests that span several
-    hosts), so every cluster and every host it touches land in the same partition: learning and
-    validation never look across such groups, which is what makes the merged result byte for byte
-    the rule file `dedust learn` writes from all the data at once. Each partition's rows are piped
-    as `cluster<TAB>url` TSV into `dedust learn -`; the partition rule files are combined with
-    `dedust merge` into `--output`.
+    Input: the Common Crawl columnar-index columns `url`, `content_digest`, `fetch_status`
+    (Parquet, or CSV with a header). Captures with `fetch_status = 200` are grouped by
+    `content_digest` into duplicate clusters. `dedust learn` never lets a cluster's evidence cross
+    registrable domains (it learns a cluster spanning several sites as one cluster per site), so
+    rows are keyed by site — computed by the binary itself on the executors (`dedust site
+    --with-host`, the site and host after base normalization, exactly as learn splits), never by a
+    driver-side union of hosts. A digest on more than `--boilerplate-sites` sites (an empty body,
+    a parked or 404 page) is boilerplate: learn splits it per host, so it joins no hosts; the
+    job reports how many there are and the biggest. A site bigger than half a partition is split
+    into its host groups (hosts joined by its other clusters: label propagation with Spark joins).
+    Units (sites, host groups) bigger than 1/8 of a partition are packed largest first onto the
+    least-loaded partition, smaller ones hashed; the driver holds O(partitions) numbers. Each
+    partition's rows are streamed as `cluster<TAB>url` TSV into `dedust learn -`; the partition
+    rule files are combined with `dedust merge` into `--output`. `--stats FILE` writes the job's
+    numbers (rows, partition skew, boilerplate, driver-collected rows, peak memory).
 
 normalize
     Input: a text file (or directory) of URLs, one per line (split at "\n" only; the split size is
@@ -32,14 +38,19 @@ Examples (local mode; on a cluster use `--master yarn` or `k8s://…` and S3 pat
 """
 
 import argparse
+import itertools
+import json
 import os
+import re
 import shlex
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 from pyspark import SparkFiles
+from pyspark import StorageLevel
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -74,83 +85,276 @@ def run(cmd, stdin_bytes):
     return p.stdout
 
 
-def components(pairs):
-    """Union-find over hosts: `pairs` are host lists of clusters that span several hosts."""
-    parent = {}
+def site_keys(rows):
+    """`(cluster, url)` rows → `(cluster, url, site, host)`: where `learn` puts each URL (its site and
+    host after base normalization; empty when learn leaves the URL out), computed by
+    `dedust site --with-host` on the executor. Streamed: a writer thread feeds the binary while
+    its answers are read, so a partition is never held whole."""
+    import collections
+    import threading
 
-    def find(x):
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+    p = subprocess.Popen([dedust_bin(), "site", "-q", "--with-host", "-"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pending = collections.deque()
+    failed = []
 
-    for hosts in pairs:
-        hosts = sorted(hosts)
-        for h in hosts[1:]:
-            a, b = find(hosts[0]), find(h)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return {h: find(h) for h in parent}
+    def feed():
+        try:
+            chunk, size = [], 0
+            for row in rows:
+                pending.append(row)
+                chunk.append(row[1])
+                size += len(row[1]) + 1
+                if size >= 1 << 16:
+                    p.stdin.write(("\n".join(chunk) + "\n").encode("utf-8"))
+                    chunk, size = [], 0
+            if chunk:
+                p.stdin.write(("\n".join(chunk) + "\n").encode("utf-8"))
+        except BaseException as e:  # surfaced by the reading side
+            failed.append(e)
+        finally:
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    for line in p.stdout:
+        cluster, url = pending.popleft()
+        site, _, host = line.rstrip(b"\n").decode("utf-8").partition("\t")
+        yield (cluster, url, site, host)
+    t.join()
+    err = p.stderr.read().decode("utf-8", "replace")
+    if p.wait() != 0 or failed or pending:
+        raise RuntimeError(f"dedust site failed ({p.returncode}, {len(pending)} rows unanswered): "
+                           f"{failed[0] if failed else err}")
+
+
+def learn_partition(learn_args):
+    """A function piping one partition's `(pid, (cluster, url))` rows as TSV into `dedust learn -`
+    as they are read; yields `(partition rows, rule file text, child peak RSS KiB, worker peak
+    RSS KiB, seconds)` (nothing for an empty partition)."""
+
+    def run_part(rows):
+        import resource
+
+        t0 = time.time()
+        it = iter(rows)
+        first = next(it, None)
+        if first is None:
+            return
+        cmd = [dedust_bin(), "learn", "-", "--input-format", "tsv", "-q", "-v", "--threads", "1",
+               *learn_args]
+        with tempfile.TemporaryFile() as err:
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+            n = 0
+            try:
+                chunk = ["cluster\turl\n"]
+                size = 0
+                for _, (c, u) in itertools.chain([first], it):
+                    chunk.append(f"{c}\t{u}\n")
+                    size += len(c) + len(u) + 2
+                    n += 1
+                    if size >= 1 << 16:
+                        p.stdin.write("".join(chunk).encode("utf-8"))
+                        chunk, size = [], 0
+                p.stdin.write("".join(chunk).encode("utf-8"))
+            except BrokenPipeError:
+                pass  # learn stopped reading: its exit code and stderr say why, below
+            finally:
+                try:
+                    p.stdin.close()
+                except BrokenPipeError:
+                    pass
+            out = p.stdout.read()
+            code = p.wait()
+            err.seek(0)
+            log = err.read().decode("utf-8", "replace")
+            if code != 0:
+                raise RuntimeError(f"{' '.join(cmd)} exited with {code}: {log}")
+        # `learn -v` reports its peak (VmHWM); a child's ru_maxrss would include the worker's
+        # (Linux carries the parent's high-water mark across fork).
+        peaks = re.findall(r"peak RSS so far ([0-9.]+) GiB", log)
+        peak = int(float(peaks[-1]) * 1048576) if peaks else 0
+        yield (n, out.decode("utf-8"), peak,
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.time() - t0)
+
+    return run_part
+
+
+def host_components(spark, hc, max_rounds=50):
+    """Connected components of hosts joined by clusters, as `(host, label)` with label = the
+    least host of the component: label propagation with Spark joins (each round: a cluster takes
+    the least label of its hosts, a host the least label of its clusters), on the executors.
+    `hc` is a DataFrame of distinct `(ck, host)` (ck: a cluster part). Rounds ≤ the largest
+    component's diameter + 1."""
+    labels = hc.select("host").distinct().withColumn("label", F.col("host")).localCheckpoint()
+    for r in range(max_rounds):
+        per_cluster = hc.join(labels, "host").groupBy("ck").agg(F.min("label").alias("m"))
+        per_host = hc.join(per_cluster, "ck").groupBy("host").agg(F.min("m").alias("new"))
+        nxt = labels.join(per_host, "host", "left").select(
+            "host", F.least(F.col("label"), F.coalesce(F.col("new"), F.col("label"))).alias("label"),
+            (F.col("new") < F.col("label")).alias("moved"),
+        ).localCheckpoint()
+        moved = nxt.where(F.col("moved")).count()
+        labels = nxt.select("host", "label")
+        if moved == 0:
+            return labels, r + 1
+    raise RuntimeError(f"host components did not settle in {max_rounds} rounds")
+
+
+def unit_name(unit):
+    """A site, or `site (hosts joined with HOST)` for a host group of a split site."""
+    site, _, label = unit.partition("\u0000")
+    return f"{site} (hosts joined with {label})" if label else site
 
 
 def learn(spark, a):
+    t_start = time.time()
+    learn_args = shlex.split(a.learn_args)
+    if "--allow-cross-site" in learn_args:
+        sys.exit("dedust_spark learn: --allow-cross-site joins clusters across sites, and this job "
+                 "shards by site; run `dedust learn --allow-cross-site` on one machine instead")
+    if any(x == "--boilerplate-sites" or x.startswith("--boilerplate-sites=") for x in learn_args):
+        sys.exit("dedust_spark learn: set --boilerplate-sites on the job (it passes it to learn)")
+    learn_args += ["--boilerplate-sites", str(a.boilerplate_sites)]
     reader = spark.read
     if a.input_format == "csv":
         df = reader.option("header", True).csv(a.input)
     else:
         df = reader.parquet(a.input)
-    need = {"url", a.host_column, "content_digest", "fetch_status"}
+    need = {"url", "content_digest", "fetch_status"}
     missing = need - set(df.columns)
     if missing:
         sys.exit(f"dedust_spark learn: {a.input} lacks columns {sorted(missing)}")
-    df = (
+    rows = (
         df.where(F.col("fetch_status").cast("int") == 200)
         .where(~F.col("url").rlike("[\\t\\n\\r]") & ~F.col("content_digest").rlike("[\\t\\n\\r]"))
-        .select(
-            F.col("url"),
-            F.col(a.host_column).alias("host"),
-            F.col("content_digest").alias("cluster"),
-        )
-    ).cache()
-    multi = (
-        df.groupBy("cluster")
-        .agg(F.collect_set("host").alias("hosts"))
-        .where(F.size("hosts") > 1)
-        .select("hosts")
-        .collect()
+        .select(F.col("content_digest").alias("cluster"), F.col("url"))
     )
-    comp = spark.sparkContext.broadcast(components(r.hosts for r in multi))
+    collected = 0
+    # 1. Where learn puts each URL (site, host), computed by the binary on the executors.
+    keyed = spark.createDataFrame(
+        rows.rdd.map(tuple).mapPartitions(site_keys),
+        "cluster string, url string, site string, host string",
+    )
+    keyed = keyed.where(F.col("site") != "").persist(StorageLevel.MEMORY_AND_DISK)
+    total = keyed.count()
+    if total == 0:
+        sys.exit("dedust_spark learn: no captures with fetch_status 200 that learn can use")
     parts = a.partitions or spark.sparkContext.defaultParallelism
-    learn_args = shlex.split(a.learn_args)
-
-    def learn_partition(rows):
-        rows = list(rows)
-        if not rows:
-            return
-        tsv = "cluster\turl\n" + "".join(f"{c}\t{u}\n" for _, (c, u) in rows)
-        cmd = [dedust_bin(), "learn", "-", "--input-format", "tsv", "-q", "--threads", "1", *learn_args]
-        yield run(cmd, tsv.encode("utf-8")).decode("utf-8")
-
-    rule_texts = (
-        df.rdd.map(lambda r: (comp.value.get(r.host, r.host), (r.cluster, r.url)))
-        .partitionBy(parts)
-        .mapPartitions(learn_partition)
+    mean = total / parts
+    # 2. Boilerplate: a digest on more sites than the bound joins no hosts (learn splits it per
+    #    host too); reported with its size, the driver sees only the top few.
+    per_digest = keyed.groupBy("cluster").agg(
+        F.countDistinct("site").alias("sites"), F.count(F.lit(1)).alias("rows"))
+    boiler = per_digest.where(F.col("sites") > a.boilerplate_sites).persist()
+    b = boiler.agg(F.count(F.lit(1)).alias("n"), F.sum("rows").alias("rows")).first()
+    top = boiler.orderBy(F.desc("rows"), "cluster").limit(5).collect()
+    collected += 1 + len(top)
+    # 3. Sites bigger than half a partition are split into their host groups (hosts joined by
+    #    the clusters learn keeps whole within the site), found on the executors.
+    site_rows = keyed.groupBy("site").agg(F.count(F.lit(1)).alias("rows"))
+    split_sites = site_rows.where(F.col("rows") > mean * a.split_factor).select("site")
+    in_split = keyed.join(F.broadcast(split_sites), "site")
+    hc = (
+        in_split.join(boiler.select("cluster"), "cluster", "left_anti")
+        .select(F.concat_ws("\u0000", "cluster", "site").alias("ck"), "host")
+        .distinct()
+    )
+    labels, rounds = host_components(spark, hc)
+    keyed_u = keyed.join(labels, "host", "left").withColumn(
+        "unit",
+        F.when(F.col("label").isNull(), F.col("site")).otherwise(
+            F.concat_ws("\u0000", "site", "label")),
+    ).drop("label")
+    # 4. Balanced assignment: units (a site, or a host group of a split site) bigger than
+    #    1/pack of a partition are packed largest first onto the least-loaded partition (LPT);
+    #    the many small ones are hashed. The driver sees O(partitions) numbers.
+    unit_rows = keyed_u.groupBy("unit").agg(F.count(F.lit(1)).alias("rows"))
+    big = unit_rows.where(F.col("rows") > mean / a.pack).collect()
+    small_pid = F.pmod(F.xxhash64("unit"), F.lit(parts)).cast("int")
+    big_df = spark.createDataFrame([(r.unit, r.rows) for r in big] or [("", 0)],
+                                   "unit string, rows long")
+    loads = [0] * parts
+    for r in (
+        keyed_u.join(F.broadcast(big_df.select("unit")), "unit", "left_anti")
+        .groupBy(small_pid.alias("pid")).count().collect()
+    ):
+        loads[r.pid] = r["count"]
+    collected += len(big) + parts
+    assign = []
+    for r in sorted(big, key=lambda r: (-r.rows, r.unit)):
+        i = min(range(parts), key=lambda k: (loads[k], k))
+        loads[i] += r.rows
+        assign.append((r.unit, i))
+    unsplit = [r for r in big if r.rows > 3 * mean]
+    assign_df = spark.createDataFrame(assign or [("", 0)], "unit string, big_pid int")
+    placed = keyed_u.join(F.broadcast(assign_df), "unit", "left").select(
+        F.coalesce(F.col("big_pid"), small_pid).alias("pid"), "cluster", "url")
+    # 5. Each partition streamed into `dedust learn -`; the rule files merged.
+    results = (
+        placed.rdd.map(lambda r: (r.pid, (r.cluster, r.url)))
+        .partitionBy(parts, lambda k: k)
+        .mapPartitions(learn_partition(learn_args))
         .collect()
     )
+    collected += len(results)
     with tempfile.TemporaryDirectory() as tmp:
         files = []
-        for i, text in enumerate(rule_texts):
+        for i, (_, text, _, _, _) in enumerate(results):
             f = os.path.join(tmp, f"part-{i:05d}.json")
             with open(f, "w", encoding="utf-8") as out:
                 out.write(text)
             files.append(f)
-        if not files:
-            sys.exit("dedust_spark learn: no captures with fetch_status 200")
-        p = subprocess.run([dedust_bin(), "merge", *files, "-o", a.output])
+        p = subprocess.run([dedust_bin(), "merge", "-q", *files, "-o", a.output])
         if p.returncode != 0:
             sys.exit(p.returncode)
-    print(f"dedust_spark learn: {len(files)} partitions learned, merged into {a.output}", file=sys.stderr)
+    sizes = sorted((r[0] for r in results), reverse=True)
+    stats = {
+        "rows": total,
+        "partitions": parts,
+        "partitions_learned": len(results),
+        "partition_rows_max": sizes[0] if sizes else 0,
+        "partition_rows_mean": mean,
+        "skew": (sizes[0] / mean) if sizes else 0.0,
+        "boilerplate_digests": b["n"],
+        "boilerplate_rows": b["rows"] or 0,
+        "boilerplate_top": [(r.cluster, r.sites, r.rows) for r in top],
+        "split_sites_rounds": rounds,
+        "packed_units": len(big),
+        "unsplittable_units": [(unit_name(r.unit), r.rows) for r in unsplit],
+        "driver_collected_rows": collected,
+        "learn_peak_rss_kib": max((r[2] for r in results), default=0),
+        "worker_peak_rss_kib": max((r[3] for r in results), default=0),
+        "learn_seconds_max": max((r[4] for r in results), default=0.0),
+        "driver_python_peak_rss_kib": __import__("resource").getrusage(
+            __import__("resource").RUSAGE_SELF).ru_maxrss,
+        "seconds": time.time() - t_start,
+    }
+    try:
+        pid = spark.sparkContext._jvm.ProcessHandle.current().pid()
+        with open(f"/proc/{pid}/status") as f:
+            hwm = [line for line in f if line.startswith("VmHWM:")]
+        stats["jvm_peak_rss_kib"] = int(hwm[0].split()[1]) if hwm else None
+    except Exception:  # not Linux, or no access to the JVM
+        stats["jvm_peak_rss_kib"] = None
+    if a.stats:
+        with open(a.stats, "w", encoding="utf-8") as f:
+            json.dump(stats, f, indent=1)
+    print(
+        f"dedust_spark learn: {total} rows in {parts} partitions (largest {stats['partition_rows_max']}"
+        f" rows = {stats['skew']:.2f}× the mean {mean:.0f}); {b['n']} boilerplate digests "
+        f"({stats['boilerplate_rows']} rows, > {a.boilerplate_sites} sites each) joined no hosts"
+        + "".join(f"; {c}: {s} sites, {n} rows" for c, s, n in stats["boilerplate_top"][:3])
+        + f"; {len(big)} units packed; driver collected {collected} rows; merged into {a.output}",
+        file=sys.stderr,
+    )
+    for unit, n in stats["unsplittable_units"]:
+        print(f"dedust_spark learn: warning: {unit} ({n} rows, {n / mean:.1f}× a partition) is one "
+              "group of hosts joined by clusters: learning it in pieces would change the rules",
+              file=sys.stderr)
 
 
 def normalize(spark, a):
@@ -198,8 +402,16 @@ def main(argv=None):
     lp = sub.add_parser("learn", help="learn rules from columnar-index captures")
     lp.add_argument("--input", required=True, help="Parquet (or CSV with --input-format csv)")
     lp.add_argument("--input-format", choices=["parquet", "csv"], default="parquet")
-    lp.add_argument("--host-column", default="url_host_name",
-                    help="host column of the index (default url_host_name)")
+    lp.add_argument("--boilerplate-sites", type=int, default=20,
+                    help="a digest on more registrable domains than this is boilerplate: it joins "
+                         "no hosts (passed to dedust learn; default 20)")
+    lp.add_argument("--split-factor", type=float, default=0.5,
+                    help="sites over this share of a partition's mean rows are split into their "
+                         "host groups (default 0.5)")
+    lp.add_argument("--pack", type=float, default=8.0,
+                    help="units over 1/PACK of a partition's mean rows are packed largest first; "
+                         "smaller ones are hashed (default 8)")
+    lp.add_argument("--stats", help="write the job's numbers (rows, skew, memory…) as JSON here")
     lp.add_argument("--output", required=True, help="merged rule file (local path)")
     lp.add_argument("--partitions", type=int, default=0, help="default: default parallelism")
     lp.add_argument("--learn-args", default="", help="extra flags for dedust learn, e.g. '--max-fpr 0.1'")
