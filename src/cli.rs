@@ -593,6 +593,16 @@ pub struct LearnArgs {
     /// Largest cluster aligned whole; bigger ones are sampled.
     #[arg(long, default_value_t = 256, value_parser = at_least(2))]
     pub max_cluster: usize,
+    /// Also validate the cross-host candidates of this rule file (its `evidence` and scope-`*`
+    /// rules), learned on other shards of the same crawl: every shard then checks every
+    /// candidate, and `merge` pools complete evidence (what integrations/spark does).
+    #[arg(long, value_name = "RULES")]
+    pub cross_host_candidates: Option<String>,
+    /// Take the cross-host tier as decided in this rule file (its scope-`*` rules, e.g. `merge`
+    /// of every shard's evidence): those are kept whatever this input's numbers say and no other
+    /// cross-host candidate is, so host rules are chosen around the tier the merged file holds.
+    #[arg(long, value_name = "RULES")]
+    pub cross_host_decided: Option<String>,
     /// Exit with code 3 (after writing the rules) when an input line or URL was skipped or left
     /// out (malformed, rejected by the base layer, over a limit).
     #[arg(long)]

@@ -52,6 +52,7 @@ fn spark_local_mode_matches_single_process() {
     for needle in [
         "OK learn forum",
         "OK learn synth",
+        "OK learn cc",
         "OK normalize (text)",
         "OK normalize (parquet)",
     ] {

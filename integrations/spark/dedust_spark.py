@@ -41,6 +41,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import re
 import shlex
 import stat
@@ -131,10 +132,11 @@ def site_keys(rows):
                            f"{failed[0] if failed else err}")
 
 
-def learn_partition(learn_args):
+def learn_partition(learn_args, shipped_args=()):
     """A function piping one partition's `(pid, (cluster, url))` rows as TSV into `dedust learn -`
     as they are read; yields `(partition rows, rule file text, child peak RSS KiB, worker peak
-    RSS KiB, seconds)` (nothing for an empty partition)."""
+    RSS KiB, seconds)` (nothing for an empty partition). `shipped_args`: `(flag, file name)`
+    pairs whose file was shipped with `SparkContext.addFile`, found on the executor."""
 
     def run_part(rows):
         import resource
@@ -146,6 +148,8 @@ def learn_partition(learn_args):
             return
         cmd = [dedust_bin(), "learn", "-", "--input-format", "tsv", "-q", "-v", "--threads", "1",
                *learn_args]
+        for flag, name in shipped_args:
+            cmd += [flag, SparkFiles.get(name)]
         with tempfile.TemporaryFile() as err:
             p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
             n = 0
@@ -202,6 +206,20 @@ def host_components(spark, hc, max_rounds=50):
         if moved == 0:
             return labels, r + 1
     raise RuntimeError(f"host components did not settle in {max_rounds} rounds")
+
+
+def merge_files(texts, out):
+    """`dedust merge` of rule file texts into `out`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i, text in enumerate(texts):
+            f = os.path.join(tmp, f"part-{i:05d}.json")
+            with open(f, "w", encoding="utf-8") as o:
+                o.write(text)
+            files.append(f)
+        p = subprocess.run([dedust_bin(), "merge", "-q", *files, "-o", out])
+        if p.returncode != 0:
+            sys.exit(p.returncode)
 
 
 def unit_name(unit):
@@ -293,24 +311,43 @@ def learn(spark, a):
     assign_df = spark.createDataFrame(assign or [("", 0)], "unit string, big_pid int")
     placed = keyed_u.join(F.broadcast(assign_df), "unit", "left").select(
         F.coalesce(F.col("big_pid"), small_pid).alias("pid"), "cluster", "url")
-    # 5. Each partition streamed into `dedust learn -`; the rule files merged.
-    results = (
+    # 5. Each partition streamed into `dedust learn -`; the rule files merged. Cross-host
+    #    candidates are learned per partition but judged on every partition's evidence: pass 2
+    #    validates every partition's candidates everywhere (complete pooled evidence decides
+    #    the tier), pass 3 learns host rules around the decided tier. Without cross-host
+    #    candidates, pass 1 is the result.
+    by_pid = (
         placed.rdd.map(lambda r: (r.pid, (r.cluster, r.url)))
         .partitionBy(parts, lambda k: k)
-        .mapPartitions(learn_partition(learn_args))
-        .collect()
+        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    collected += len(results)
+    tag = f"{os.getpid()}-{int(time.time() * 1000)}"
+    passes = []
+
+    def run_pass(n, shipped_args):
+        t = time.time()
+        res = by_pid.mapPartitions(learn_partition(learn_args, shipped_args)).collect()
+        f = os.path.join(tmp, f"dedust-pass{n}-{tag}.json")
+        merge_files([r[1] for r in res], f)
+        passes.append(time.time() - t)
+        return res, f
+
     with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for i, (_, text, _, _, _) in enumerate(results):
-            f = os.path.join(tmp, f"part-{i:05d}.json")
-            with open(f, "w", encoding="utf-8") as out:
-                out.write(text)
-            files.append(f)
-        p = subprocess.run([dedust_bin(), "merge", "-q", *files, "-o", a.output])
-        if p.returncode != 0:
-            sys.exit(p.returncode)
+        results, merged = run_pass(1, ())
+        if json.load(open(merged, encoding="utf-8")).get("evidence"):
+            spark.sparkContext.addFile(merged)
+            name = os.path.basename(merged)
+            _, merged = run_pass(2, [("--cross-host-candidates", name)])
+            spark.sparkContext.addFile(merged)
+            name = os.path.basename(merged)
+            results, merged = run_pass(
+                3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
+        # Atomic: the output appears whole or not at all.
+        partial = f"{a.output}.partial-{tag}"
+        shutil.copyfile(merged, partial)
+        os.replace(partial, a.output)
+    by_pid.unpersist()
+    collected += len(results) * len(passes)
     sizes = sorted((r[0] for r in results), reverse=True)
     stats = {
         "rows": total,
@@ -329,6 +366,7 @@ def learn(spark, a):
         "learn_peak_rss_kib": max((r[2] for r in results), default=0),
         "worker_peak_rss_kib": max((r[3] for r in results), default=0),
         "learn_seconds_max": max((r[4] for r in results), default=0.0),
+        "passes_seconds": passes,
         "driver_python_peak_rss_kib": __import__("resource").getrusage(
             __import__("resource").RUSAGE_SELF).ru_maxrss,
         "seconds": time.time() - t_start,
@@ -348,7 +386,9 @@ def learn(spark, a):
         f" rows = {stats['skew']:.2f}× the mean {mean:.0f}); {b['n']} boilerplate digests "
         f"({stats['boilerplate_rows']} rows, > {a.boilerplate_sites} sites each) joined no hosts"
         + "".join(f"; {c}: {s} sites, {n} rows" for c, s, n in stats["boilerplate_top"][:3])
-        + f"; {len(big)} units packed; driver collected {collected} rows; merged into {a.output}",
+        + f"; {len(big)} units packed; {len(passes)} learn passes "
+        + "(" + ", ".join(f"{t:.0f} s" for t in passes) + f"); driver collected {collected} rows; "
+        + f"merged into {a.output}",
         file=sys.stderr,
     )
     for unit, n in stats["unsplittable_units"]:

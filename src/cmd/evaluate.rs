@@ -35,7 +35,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         },
         validate: Some(a.validate.options()),
         holdout: a.validate.holdout(),
-        declared: Vec::new(),
+        ..Default::default()
     };
     let mut rules_text = String::new();
     let (what, nrules, cmp, folds) = if !a.rules.is_empty() {

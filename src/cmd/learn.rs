@@ -6,7 +6,44 @@ use std::io::IsTerminal;
 use std::time::Instant;
 
 pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
-    super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &[&a.input])?;
+    let mut inputs = vec![a.input.as_str()];
+    inputs.extend(a.cross_host_candidates.as_deref());
+    inputs.extend(a.cross_host_decided.as_deref());
+    super::refuse_overwrite(&[a.output.as_deref(), a.explain.as_deref()], &inputs)?;
+    if a.no_validate && (a.cross_host_candidates.is_some() || a.cross_host_decided.is_some()) {
+        anyhow::bail!(
+            "--cross-host-candidates and --cross-host-decided need validation: drop --no-validate"
+        );
+    }
+    // Cross-host candidates from other shards (evidence and scope-`*` rules), and the decided
+    // tier, itself validated here too.
+    let global = |f: &dedust::RuleFile| -> Vec<dedust::Rule> {
+        f.evidence
+            .iter()
+            .chain(&f.rules)
+            .filter(|r| r.is_global() && r.revoked.is_none())
+            .cloned()
+            .collect()
+    };
+    let mut foreign = Vec::new();
+    if let Some(p) = &a.cross_host_candidates {
+        foreign.extend(global(&dedust::RuleFile::read(p)?));
+    }
+    let decided = match &a.cross_host_decided {
+        Some(p) => {
+            let f = dedust::RuleFile::read(p)?;
+            let tier: Vec<dedust::Rule> = f
+                .rules
+                .iter()
+                .filter(|r| r.is_global() && r.revoked.is_none())
+                .cloned()
+                .collect();
+            let ids = tier.iter().map(|r| r.id.clone()).collect();
+            foreign.extend(tier);
+            Some(ids)
+        }
+        None => None,
+    };
     let at = super::stamp_time()?;
     let t0 = Instant::now();
     let reading = super::Bars::new();
@@ -31,6 +68,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         validate: (!a.no_validate).then_some(a.validate.options()),
         holdout: a.validate.holdout(),
         declared,
+        cross_host_candidates: foreign,
+        cross_host_decided: decided,
     };
     let bar = if !a.chatter.quiet && std::io::stderr().is_terminal() {
         Some(super::progress_bar(clusters.len(), ""))

@@ -26,7 +26,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             ..a.validate.options()
         }),
         holdout: a.validate.holdout(),
-        declared: Vec::new(),
+        ..Default::default()
     };
     let mut thresholds: Vec<f64> = SWEEP.to_vec();
     if !thresholds

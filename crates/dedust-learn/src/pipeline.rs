@@ -21,6 +21,13 @@ pub struct LearnConfig {
     /// Rules a crawl declares about itself (robots.txt `Clean-param:` lines read with the
     /// input, `dedust_interop::lists::import_robots`): extra candidates, validated like learned ones.
     pub declared: Vec<Rule>,
+    /// Cross-host candidates learned on other shards of the same crawl
+    /// (`--cross-host-candidates`), validated on this input too (see [`add_foreign`]).
+    pub cross_host_candidates: Vec<Rule>,
+    /// The cross-host tier as decided on every shard's pooled evidence (`--cross-host-decided`):
+    /// at the verdict step these cross-host candidates are kept whatever this input's numbers
+    /// say and no other is, so host rules are chosen around the tier the merged file will hold.
+    pub cross_host_decided: Option<std::collections::BTreeSet<String>>,
     /// Validation thresholds; `None` skips validation (`--no-validate`).
     pub validate: Option<ValidateOptions>,
     /// Validate on a held-out part instead of the whole input (`--holdout`).
@@ -137,6 +144,9 @@ fn finish(
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
     cands.extend(cfg.declared.iter().cloned());
+    if cfg.validate.is_some() {
+        add_foreign(&mut cands, &cfg.cross_host_candidates);
+    }
     let candidates = cands.len();
     let base = BaseSettings {
         keep_fragment: cfg.learn.base.keep_fragment,
@@ -177,7 +187,14 @@ fn finish(
                 .cloned()
                 .collect();
             evidence.sort_by(|a, b| a.id.cmp(&b.id));
-            let (mut rules, rep) = crate::validate::select_cached(cands, &st, rewrites, &data, &v);
+            let (mut rules, rep) = crate::validate::select_cached(
+                cands,
+                &st,
+                rewrites,
+                &data,
+                &v,
+                cfg.cross_host_decided.as_ref(),
+            );
             // Supporting domains are evidence, kept in `evidence` only.
             for r in &mut rules {
                 r.supporting.clear();
@@ -207,6 +224,41 @@ fn finish(
                 validation: None,
                 all_candidates: Vec::new(),
             }
+        }
+    }
+}
+
+/// Add cross-host candidates learned elsewhere (another shard's `evidence`) to this input's
+/// candidates, unless this input learned them too (same id: its own copy, with its learning
+/// counts, stays). A foreign candidate enters with no learning counts of its own here (clusters,
+/// URLs, examples, signals) and no validation numbers yet, so when `merge` pools the shards'
+/// evidence, each candidate's learning counts are those of the shards that learned it and its
+/// validation counts those of every shard.
+///
+/// # Complexity
+/// `O(C + F)` for `C` candidates and `F` foreign ones (hashed ids).
+pub fn add_foreign(cands: &mut Vec<Rule>, foreign: &[Rule]) {
+    let mut have: std::collections::HashSet<String> = cands.iter().map(|r| r.id.clone()).collect();
+    for r in foreign
+        .iter()
+        .filter(|r| r.is_global() && r.revoked.is_none())
+    {
+        if have.insert(r.id.clone()) {
+            cands.push(Rule {
+                clusters: 0,
+                urls: 0,
+                examples: Vec::new(),
+                signals: Default::default(),
+                support: None,
+                fp: None,
+                fpr: None,
+                sites: None,
+                except: Vec::new(),
+                supporting: Vec::new(),
+                attested: Vec::new(),
+                learned: None,
+                ..r.clone()
+            });
         }
     }
 }

@@ -1228,7 +1228,7 @@ pub fn select(
     data: &[Labeled],
     opts: &ValidateOptions,
 ) -> (Vec<Rule>, ValidateReport) {
-    select_cached(rules, stats, None, data, opts)
+    select_cached(rules, stats, None, data, opts, None)
 }
 
 /// [`select`], reusing the host rules' rewrites of `data` from validation when `rewrites` (one
@@ -1239,6 +1239,7 @@ pub(crate) fn select_cached(
     rewrites: Option<Rewrites>,
     data: &[Labeled],
     opts: &ValidateOptions,
+    decided: Option<&std::collections::BTreeSet<String>>,
 ) -> (Vec<Rule>, ValidateReport) {
     let mut rep = ValidateReport {
         candidates: rules.len(),
@@ -1271,7 +1272,14 @@ pub(crate) fn select_cached(
             .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied())
             .filter(|&(_, _, n)| n > 1)
             .map(|(s, f, _)| (s, f));
-        match verdict(&r, opts, family) {
+        // A cross-host tier decided on pooled evidence overrides this input's own numbers (a
+        // candidate left out counts as low support: pooled, it fell short).
+        let v = match decided {
+            Some(d) if r.is_global() && d.contains(&r.id) => Verdict::Keep,
+            Some(_) if r.is_global() => Verdict::LowSupport,
+            _ => verdict(&r, opts, family),
+        };
+        match v {
             Verdict::LowSupport => rep.low_support += 1,
             Verdict::HighFpr => rep.high_fpr += 1,
             Verdict::Keep => kept.push((r, c)),
