@@ -603,6 +603,12 @@ pub struct LearnArgs {
     /// cross-host candidate is, so host rules are chosen around the tier the merged file holds.
     #[arg(long, value_name = "RULES")]
     pub cross_host_decided: Option<String>,
+    /// This input is one shard of a crawl learned in pieces and merged with `merge`: a
+    /// cross-host template seen on one site only is still proposed, with the number of sites it
+    /// was learned from, so `merge` judges it on the count pooled over the shards as one run
+    /// over all the data would (what integrations/spark passes).
+    #[arg(long)]
+    pub shard: bool,
     /// Exit with code 3 (after writing the rules) when an input line or URL was skipped or left
     /// out (malformed, rejected by the base layer, over a limit).
     #[arg(long)]

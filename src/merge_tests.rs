@@ -294,3 +294,65 @@ fn different_settings_are_refused() {
     assert!(e.contains("b.json"), "{e}");
     assert!(merge(&[], &[]).is_err());
 }
+
+/// A cross-host template is proposed from clusters on two sites at least. Learned in shards
+/// with `shard: true`, each shard proposes it from its one site with `domains: 1`; `merge`
+/// sums the counts (a site lies in one shard) and keeps it when the sum reaches 2, as one run
+/// over both shards does, and not from one shard alone.
+#[test]
+fn a_template_from_one_site_per_shard_is_judged_on_pooled_sites() {
+    let mk = |h: &str| -> Vec<crate::rules::Cluster> {
+        (0..6)
+            .map(|i| crate::rules::Cluster {
+                id: format!("{h}{i}"),
+                urls: vec![
+                    format!("http://{h}/showthread.php?t={i}"),
+                    format!("http://{h}/f/{i}"),
+                ],
+            })
+            .collect()
+    };
+    let cfg = |shard: bool| crate::LearnConfig {
+        learn: crate::LearnOptions {
+            shard,
+            ..Default::default()
+        },
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    let run = |c: &[crate::rules::Cluster], shard| {
+        crate::pipeline::learn(c, &cfg(shard), &|_, _, _| {}).file
+    };
+    let template = |f: &RuleFile| -> Vec<String> {
+        f.rules
+            .iter()
+            .filter(|r| r.is_global() && r.pattern.contains("showthread.php"))
+            .map(|r| r.id.clone())
+            .collect()
+    };
+    let (a, b) = (mk("a.org"), mk("b.org"));
+    let whole = run(&[a.clone(), b.clone()].concat(), false);
+    assert_eq!(template(&whole).len(), 1, "{:#?}", whole.rules);
+    // Without `shard`, neither shard proposes it: the merge cannot keep it.
+    let (m, _) = merge(&[run(&a, false), run(&b, false)], &[]).unwrap();
+    assert!(template(&m).is_empty());
+    // With `shard`, both do (one site each); pooled, it is the single run's rule.
+    let (sa, sb) = (run(&a, true), run(&b, true));
+    assert!(sa.evidence.iter().any(|e| e.domains == Some(1)));
+    let (m, _) = merge(&[sa.clone(), sb], &[]).unwrap();
+    assert_eq!(template(&m), template(&whole));
+    let kept = m
+        .rules
+        .iter()
+        .find(|r| template(&whole).contains(&r.id))
+        .unwrap();
+    assert_eq!(kept.domains, None, "the count stays in the evidence");
+    let want = whole.rules.iter().find(|r| r.id == kept.id).unwrap();
+    assert_eq!(
+        (kept.support, kept.fp, kept.clusters),
+        (want.support, want.fp, want.clusters)
+    );
+    // One shard's site alone is not enough.
+    let (m, _) = merge(&[sa.clone(), sa], &[]).unwrap();
+    assert!(template(&m).is_empty());
+}

@@ -157,9 +157,10 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
     }
     assert_eq!(outs[0], outs[1], "merge depends on the order of its inputs");
 
-    // Passes 2 and 3 (what integrations/spark runs when shards learned cross-host candidates):
-    // every shard validates every shard's candidates, the pooled evidence decides the tier, and
-    // every shard learns its host rules around that tier.
+    // The sharded job integrations/spark runs: every shard learns with `--shard` (a cross-host
+    // template seen on one site of the shard is still proposed, its sites counted); pass 2
+    // validates every shard's candidates on every shard, the pooled evidence decides the tier;
+    // pass 3 learns each shard's host rules around that tier.
     let reduction = |rules: &str| -> f64 {
         let o = dedust(
             &[
@@ -175,13 +176,12 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         v["rows"][2]["reduction"].as_f64().unwrap()
     };
-    let pass1 = t.path("merged01.json");
     let pass = |n: usize, extra: &[&str]| -> String {
         let mut files = vec![];
         for (i, s) in shards.iter().enumerate() {
             let input = t.path(&format!("shard{i}.tsv"));
             let out = t.path(&format!("pass{n}-shard{i}.json"));
-            let mut args = vec!["learn", input.as_str(), "-q", "-o", out.as_str()];
+            let mut args = vec!["learn", input.as_str(), "-q", "--shard", "-o", out.as_str()];
             args.extend(extra);
             let o = dedust(&args, b"");
             assert!(o.status.success(), "{}", stderr(&o));
@@ -193,6 +193,7 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
         assert!(o.status.success(), "{}", stderr(&o));
         out
     };
+    let pass1 = pass(1, &[]);
     let pass2 = pass(2, &["--cross-host-candidates", &pass1]);
     let pass3 = pass(
         3,
@@ -220,6 +221,20 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
     }
     let v: serde_json::Value = serde_json::from_str(&t3).unwrap();
     assert!(v["evidence"].as_array().unwrap().len() >= c3.len());
+    // Learned with `--shard` in three passes, the merged rules are the single run's byte for
+    // byte (but for provenance, `learned`, which names each run's input).
+    let rules_of = |text: &str| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        for r in v["rules"].as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("learned");
+        }
+        v["rules"].take()
+    };
+    assert_eq!(
+        rules_of(&t3),
+        rules_of(&whole_text),
+        "pass 3 differs from one run"
+    );
     let (r1, r3, rs) = (reduction(&pass1), reduction(&pass3), reduction(&whole));
     assert!(r3 >= r1, "pass 3 reduces less than pass 1: {r3} < {r1}");
     assert_eq!(lost(&pass3), lost(&whole), "pass 3 loses content");

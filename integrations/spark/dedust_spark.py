@@ -236,7 +236,7 @@ def learn(spark, a):
                  "shards by site; run `dedust learn --allow-cross-site` on one machine instead")
     if any(x == "--boilerplate-sites" or x.startswith("--boilerplate-sites=") for x in learn_args):
         sys.exit("dedust_spark learn: set --boilerplate-sites on the job (it passes it to learn)")
-    learn_args += ["--boilerplate-sites", str(a.boilerplate_sites)]
+    learn_args += ["--boilerplate-sites", str(a.boilerplate_sites), "--shard"]
     reader = spark.read
     if a.input_format == "csv":
         df = reader.option("header", True).csv(a.input)

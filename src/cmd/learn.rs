@@ -64,6 +64,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             max_cluster: a.max_cluster.max(2),
             allow_cross_site: a.sites.allow_cross_site,
             boilerplate_sites: a.sites.boilerplate_sites,
+            shard: a.shard,
         },
         validate: (!a.no_validate).then_some(a.validate.options()),
         holdout: a.validate.holdout(),

@@ -220,11 +220,15 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             })
         };
         for e in evidence.iter().filter(|e| !revoked.contains_key(&e.id)) {
+            // A template the shards learned from fewer than two sites in all is one a single
+            // run would not have proposed (`Rule::domains`).
             if crate::judge::verdict(e, &opts, None) == crate::judge::Verdict::Keep
                 && checked_everywhere(e)
+                && e.domains.is_none_or(|d| d >= 2)
             {
                 let mut r = e.clone();
                 r.supporting.clear();
+                r.domains = None;
                 if let Some(x) = shard_except.get(&r.id) {
                     r.except.extend(x.iter().cloned());
                     r.except.sort_unstable();
@@ -284,6 +288,10 @@ fn pool_evidence(files: &[&RuleFile]) -> Vec<Rule> {
                 p.attested.extend(e.attested.iter().cloned());
                 p.clusters += e.clusters;
                 p.urls += e.urls;
+                p.domains = match (p.domains, e.domains) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+                };
                 for (k, n) in &e.signals {
                     *p.signals.entry(k.clone()).or_insert(0) += n;
                 }

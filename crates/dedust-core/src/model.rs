@@ -344,6 +344,13 @@ pub struct Rule {
     /// Empty for clusters given as such (a TSV of duplicate clusters).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub signals: BTreeMap<String, usize>,
+    /// Registrable domains a cross-host template was learned from, recorded only by one shard of
+    /// a crawl learned in pieces (`learn --shard`): a single run proposes such a template only
+    /// from clusters on two sites at least, so shards propose it from one and
+    /// [`merge`](crate::merge()) sums this over the shards (a site lies in one shard) and keeps
+    /// the candidate only when the sum reaches 2. Absent otherwise (and in merged rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domains: Option<usize>,
     /// When and from what the rule was learned (`learn` and `import` write it; `merge` keeps the
     /// newest). Absent in files written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -442,6 +449,7 @@ impl Rule {
             attested: vec![],
             convention: None,
             signals: BTreeMap::new(),
+            domains: None,
             learned: None,
             revoked: None,
         }

@@ -257,6 +257,8 @@ pub fn add_foreign(cands: &mut Vec<Rule>, foreign: &[Rule]) {
                 supporting: Vec::new(),
                 attested: Vec::new(),
                 learned: None,
+                // Learned from no site here (a shard's count, summed by `merge`).
+                domains: r.domains.map(|_| 0),
                 ..r.clone()
             });
         }

@@ -148,6 +148,10 @@ pub struct LearnOptions {
     /// one cluster per host, so it never joins hosts (`--boilerplate-sites`). Real mirrors span
     /// a few sites; the bytes of an empty page span millions.
     pub boilerplate_sites: usize,
+    /// This input is one shard of a crawl learned in pieces (`--shard`): a cross-host template
+    /// seen on one site only is still proposed, with [`Rule::domains`] recording its sites, for
+    /// `merge` to judge on the count pooled over the shards.
+    pub shard: bool,
 }
 
 /// Default of [`LearnOptions::boilerplate_sites`].
@@ -160,6 +164,7 @@ impl Default for LearnOptions {
             max_cluster: 256,
             allow_cross_site: false,
             boilerplate_sites: BOILERPLATE_SITES,
+            shard: false,
         }
     }
 }
@@ -1430,6 +1435,8 @@ pub struct Prepared {
     /// Whether aliases between registrable domains may be learned
     /// ([`LearnOptions::allow_cross_site`]).
     pub allow_cross_site: bool,
+    /// One shard of a crawl ([`LearnOptions::shard`]).
+    pub shard: bool,
 }
 
 impl Prepared {
@@ -1467,6 +1474,7 @@ impl Prepared {
     ) -> (Prepared, LearnStats) {
         let mut prep = Prepared {
             allow_cross_site: opts.allow_cross_site,
+            shard: opts.shard,
             ..Default::default()
         };
         let mut stats = LearnStats {
@@ -1669,7 +1677,18 @@ pub fn candidates_from(
             let obs = materialize(pairs, prep, &targets);
             match k {
                 GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
-                // A cross-host template needs evidence from two sites at least.
+                // A cross-host template needs evidence from two sites at least; a shard counts
+                // its sites for `merge` to add up.
+                GroupKey::Template { from, .. } if from.1 == ANY_HOST && prep.shard => {
+                    let d = domains(&obs);
+                    build_rule(k, &obs)
+                        .map(|mut r| {
+                            r.domains = Some(d);
+                            r
+                        })
+                        .into_iter()
+                        .collect()
+                }
                 GroupKey::Template { from, .. } if from.1 == ANY_HOST && domains(&obs) < 2 => {
                     Vec::new()
                 }
