@@ -17,9 +17,14 @@ learn
     into its host groups (hosts joined by its other clusters: label propagation with Spark joins).
     Units (sites, host groups) bigger than 1/8 of a partition are packed largest first onto the
     least-loaded partition, smaller ones hashed; the driver holds O(partitions) numbers. Each
-    partition's rows are streamed as `cluster<TAB>url` TSV into `dedust learn -`; the partition
-    rule files are combined with `dedust merge` into `--output`. `--stats FILE` writes the job's
-    numbers (rows, partition skew, boilerplate, driver-collected rows, peak memory).
+    partition's rows are streamed as `cluster<TAB>url` TSV into `dedust learn - --shard`; the
+    partition rule files are combined with `dedust merge`. When the partitions learned
+    cross-host candidates, pass 2 validates every partition's candidates on every partition
+    (`--cross-host-candidates`: the tier is judged on all the data) and pass 3 learns host rules
+    around the decided tier (`--cross-host-decided`); the merged pass-3 file is `--output`
+    (written atomically): the rules a single `dedust learn` writes (README, "Running on Spark").
+    `--stats FILE` writes the job's numbers (rows, partition skew, boilerplate, driver-collected
+    rows, peak memory, seconds per pass).
 
 normalize
     Input: a text file (or directory) of URLs, one per line (split at "\n" only; the split size is
@@ -208,6 +213,28 @@ def host_components(spark, hc, max_rounds=50):
     raise RuntimeError(f"host components did not settle in {max_rounds} rounds")
 
 
+def cross_host_tier(merged):
+    """A rule file holding only what the next pass reads from `merged`: its cross-host rules and
+    cross-host candidates (`evidence`), without their per-site lists (supporting, attested,
+    except, examples: `learn` sets a foreign candidate's own) and without `exposure` — so every
+    partition loads a file the size of the candidate list, not of the crawl's site lists. Written
+    beside `merged`; `None` when it holds neither a cross-host rule nor a cross-host candidate."""
+    with open(merged, encoding="utf-8") as f:
+        v = json.load(f)
+    if not v.get("evidence") and not any(r.get("scope") == "*" for r in v.get("rules", [])):
+        return None
+    def slim(r):
+        return dict(r, supporting=[], attested=[], examples=[], **{"except": []})
+
+    v["rules"] = [slim(r) for r in v["rules"] if r.get("scope") == "*"]
+    v["evidence"] = [slim(r) for r in v["evidence"]]
+    v.pop("exposure", None)
+    out = merged[: -len(".json")] + "-tier.json"
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(v, f)
+    return out
+
+
 def merge_files(texts, out):
     """`dedust merge` of rule file texts into `out`."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -334,14 +361,16 @@ def learn(spark, a):
 
     with tempfile.TemporaryDirectory() as tmp:
         results, merged = run_pass(1, ())
-        if json.load(open(merged, encoding="utf-8")).get("evidence"):
-            spark.sparkContext.addFile(merged)
-            name = os.path.basename(merged)
-            _, merged = run_pass(2, [("--cross-host-candidates", name)])
-            spark.sparkContext.addFile(merged)
-            name = os.path.basename(merged)
-            results, merged = run_pass(
-                3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
+        slim = cross_host_tier(merged)
+        if slim:
+            spark.sparkContext.addFile(slim)
+            _, merged = run_pass(2, [("--cross-host-candidates", os.path.basename(slim))])
+            slim = cross_host_tier(merged)
+            if slim:
+                spark.sparkContext.addFile(slim)
+                name = os.path.basename(slim)
+                results, merged = run_pass(
+                    3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
         # Atomic: the output appears whole or not at all.
         partial = f"{a.output}.partial-{tag}"
         shutil.copyfile(merged, partial)
