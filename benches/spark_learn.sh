@@ -5,7 +5,8 @@
 # wall time, peak memory (the JVM that is driver and executor in local mode, the Python driver,
 # one `dedust learn` partition), partition skew (largest / mean rows), rows the driver collected;
 # then the growth exponent of wall time between the two sizes.
-# Needs pyspark (pip install pyspark==3.5.3) and Java 17.
+# The JVM heap is DRIVER_MEMORY (default 4g: 3g ran out of heap at 20 M rows in the host-group
+# step once in two runs). Needs pyspark (pip install pyspark==3.5.3) and Java 17.
 # Usage: benches/spark_learn.sh [ROWS...]   (default: 2000000 20000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ for n in "${sizes[@]}"; do
   [ -d "$pq" ] || python3 integrations/spark/gen_cc_index.py --rows "$n" --output "$pq" --dedust "$bin" \
     --files $(( n / 125000 > 16 ? n / 125000 : 16 )) 2>&1 | grep '^gen_cc_index' || true
   parts=$(( n / 62500 > 32 ? n / 62500 : 32 ))
-  /usr/bin/time -f "%e %M" -o "$tmp/time" "$submit" --master 'local[2]' --driver-memory 3g \
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$submit" --master 'local[2]' --driver-memory "${DRIVER_MEMORY:-4g}" \
     --conf spark.ui.enabled=false --conf spark.ui.showConsoleProgress=false \
     --conf spark.sql.shuffle.partitions=$(( parts / 2 )) --files "$bin" \
     integrations/spark/dedust_spark.py learn --input "$pq" --output "$tmp/rules-$n.json" \

@@ -113,7 +113,8 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
         !single.is_empty(),
         "no cross-host rule learned: the test proves nothing"
     );
-    let lost = |rules: &str| -> String {
+    // The learned rules' row of `evaluate` on the demo set.
+    let scored = |rules: &str| -> serde_json::Value {
         let o = dedust(
             &[
                 "evaluate",
@@ -125,9 +126,10 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
             ],
             b"",
         );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        format!("{}", v["rows"][2]["lost"])
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["rows"][2].take()
     };
+    let lost = |rules: &str| -> String { format!("{}", scored(rules)["lost"]) };
     let mut outs = vec![];
     for order in [[0, 1], [1, 0]] {
         let out = t.path(&format!("merged{}{}.json", order[0], order[1]));
@@ -161,21 +163,7 @@ fn shards_of_whole_host_groups_merge_into_the_single_run() {
     // template seen on one site of the shard is still proposed, its sites counted); pass 2
     // validates every shard's candidates on every shard, the pooled evidence decides the tier;
     // pass 3 learns each shard's host rules around that tier.
-    let reduction = |rules: &str| -> f64 {
-        let o = dedust(
-            &[
-                "evaluate",
-                "--truth",
-                "datasets/demo/clusters.tsv",
-                "-r",
-                rules,
-                "--json",
-            ],
-            b"",
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        v["rows"][2]["reduction"].as_f64().unwrap()
-    };
+    let reduction = |rules: &str| -> f64 { scored(rules)["reduction"].as_f64().unwrap() };
     let pass = |n: usize, extra: &[&str]| -> String {
         let mut files = vec![];
         for (i, s) in shards.iter().enumerate() {

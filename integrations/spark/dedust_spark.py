@@ -284,7 +284,9 @@ def learn(spark, a):
         rows.rdd.map(tuple).mapPartitions(site_keys),
         "cluster string, url string, site string, host string",
     )
-    keyed = keyed.where(F.col("site") != "").persist(StorageLevel.MEMORY_AND_DISK)
+    # Kept on disk, not in the heap: the keyed rows are the whole input (at 20 M rows in local
+    # mode, MEMORY_AND_DISK ran a 4 GiB heap out of memory); they are read a few times.
+    keyed = keyed.where(F.col("site") != "").persist(StorageLevel.DISK_ONLY)
     total = keyed.count()
     if total == 0:
         sys.exit("dedust_spark learn: no captures with fetch_status 200 that learn can use")
@@ -346,7 +348,7 @@ def learn(spark, a):
     by_pid = (
         placed.rdd.map(lambda r: (r.pid, (r.cluster, r.url)))
         .partitionBy(parts, lambda k: k)
-        .persist(StorageLevel.MEMORY_AND_DISK)
+        .persist(StorageLevel.DISK_ONLY)
     )
     tag = f"{os.getpid()}-{int(time.time() * 1000)}"
     passes = []

@@ -302,7 +302,8 @@ pub struct Rule {
     pub source: Source,
     /// Rewriting side.
     pub output: Target,
-    /// Number of clusters the rule was learned from.
+    /// Number of clusters the rule was learned from (a drop with a typed value: added up over
+    /// its values).
     pub clusters: usize,
     /// Number of distinct URLs it was learned from.
     pub urls: usize,

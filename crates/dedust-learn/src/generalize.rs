@@ -86,7 +86,8 @@ pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
 }
 
 /// The merge of the sibling `members` of `rules` with the merged `source`: the first member's
-/// kind and output, the pooled provenance (clusters, URLs, signals, one example per member).
+/// kind and output, the pooled provenance (clusters, URLs and signals added up, the 3 smallest
+/// examples).
 fn pooled(rules: &[Rule], members: &[usize], source: crate::rules::Source) -> Rule {
     let first = &rules[members[0]];
     let mut merged = Rule::new(first.kind, source, first.output.clone());
@@ -97,11 +98,16 @@ fn pooled(rules: &[Rule], members: &[usize], source: crate::rules::Source) -> Ru
             *merged.signals.entry(k.clone()).or_insert(0) += n;
         }
     }
-    merged.examples = members
+    // The 3 smallest of the members' examples, as a typed drop learned directly and `merge`
+    // pick them.
+    let mut examples: Vec<Vec<String>> = members
         .iter()
-        .flat_map(|&m| rules[m].examples.iter().take(1).cloned())
-        .take(3)
+        .flat_map(|&m| rules[m].examples.iter().cloned())
         .collect();
+    examples.sort_unstable();
+    examples.dedup();
+    examples.truncate(3);
+    merged.examples = examples;
     merged
 }
 

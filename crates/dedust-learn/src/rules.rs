@@ -1087,13 +1087,44 @@ fn build_drops(
         .collect();
     let valued = distinct_per_cluster(with.iter().map(|(o, v)| (o.cluster, v.as_deref())));
     let mut variants: Vec<(ValPat, Vec<Obs>)> = Vec::new();
+    // The learning record of a typed drop: added up over its values, as when per-value drops
+    // merge into it (`generalize`, lower entropy) — so a rule's record does not depend on which
+    // way it was typed, and adds up over disjoint shards of sites (`learn --shard`, `merge`).
+    let mut record = None;
     if high_entropy(&valued) {
         let t = CapType::infer(valued.iter().copied());
-        let of: Vec<Obs> = with
+        let mut of: Vec<Obs> = with
             .iter()
             .filter(|(_, v)| v.is_some())
             .map(|(o, _)| (*o).clone())
             .collect();
+        // Grouped by value in place (the order of `of` matters to nothing below).
+        fn val<'o>(o: &'o Obs, name: &str) -> Option<&'o str> {
+            o.from
+                .params
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, v)| v.as_deref())
+        }
+        of.sort_by(|a, b| val(a, name).cmp(&val(b, name)));
+        let (mut clusters, mut urls, mut examples) = (0, 0, Vec::new());
+        let mut sig: BTreeMap<String, usize> = BTreeMap::new();
+        for of in of
+            .chunk_by(|a, b| val(a, name) == val(b, name))
+            .filter(|g| val(&g[0], name).is_some_and(|v| !v.is_empty()))
+        {
+            let (c, u, mut e) = provenance(of);
+            clusters += c;
+            urls += u;
+            examples.append(&mut e);
+            for (k, n) in signals(of) {
+                *sig.entry(k).or_insert(0) += n;
+            }
+        }
+        examples.sort_unstable();
+        examples.dedup();
+        examples.truncate(3);
+        record = Some((clusters, urls, examples, sig));
         variants.push((ValPat::Pieces(vec![Piece::Cap(t)]), of));
     } else {
         let mut by_val: std::collections::BTreeMap<&Option<String>, Vec<Obs>> = Default::default();
@@ -1112,7 +1143,13 @@ fn build_drops(
     variants
         .into_iter()
         .map(|(pat, of)| {
-            let (clusters, urls, examples) = provenance(&of);
+            let (clusters, urls, examples, sig) = match record.take() {
+                Some(r) => r,
+                None => {
+                    let (c, u, e) = provenance(&of);
+                    (c, u, e, signals(&of))
+                }
+            };
             let mut required: Vec<(String, ValPat)> = context
                 .iter()
                 .map(|n| (n.clone(), ValPat::Any))
@@ -1149,7 +1186,7 @@ fn build_drops(
             rule.clusters = clusters;
             rule.urls = urls;
             rule.examples = examples;
-            rule.signals = signals(&of);
+            rule.signals = sig;
             rule
         })
         .collect()
@@ -1875,6 +1912,53 @@ mod tests {
         assert_eq!(
             path_param_of(&v(&[&format!("x;sid=1{big}")]), &v(&[&format!("x{big}")])).as_deref(),
             Some("sid")
+        );
+    }
+
+    /// A typed drop's learning record (clusters, URLs, examples) is the same whether its values
+    /// were few enough to type it directly (one site: six ids, each once) or it merged from
+    /// per-value drops (eight sites: the same six ids, each eight times), and it adds up over
+    /// disjoint shards of sites, as `merge` adds the shards' records.
+    #[test]
+    fn a_typed_drop_records_the_same_whichever_way_it_was_typed() {
+        let ids = [50, 63, 76, 89, 102, 115];
+        let site = |s: usize| {
+            let urls: Vec<String> = ids
+                .iter()
+                .map(|u| format!("http://s{s}.example/member.php?u={u}"))
+                .chain(std::iter::once(format!("http://s{s}.example/member.php")))
+                .collect();
+            Cluster {
+                id: format!("login{s}"),
+                urls,
+            }
+        };
+        let typed = |cl: &[Cluster]| -> Rule {
+            let (rules, _) = learn_candidates(cl, &LearnOptions::default(), &|_| {});
+            rules
+                .into_iter()
+                .find(|r| r.is_global() && r.pattern == "*://*/member.php?u={int:u}&{rest}")
+                .unwrap_or_else(|| {
+                    panic!("no typed cross-host drop of `u` from {} sites", cl.len())
+                })
+        };
+        let all: Vec<Cluster> = (0..8).map(site).collect();
+        let whole = typed(&all);
+        let parts: Vec<Rule> = all.chunks(1).map(typed).collect();
+        assert_eq!(
+            whole.clusters,
+            parts.iter().map(|r| r.clusters).sum::<usize>()
+        );
+        assert_eq!(whole.urls, parts.iter().map(|r| r.urls).sum::<usize>());
+        let mut ex: Vec<Vec<String>> = parts.iter().flat_map(|r| r.examples.clone()).collect();
+        ex.sort();
+        ex.dedup();
+        ex.truncate(3);
+        assert_eq!(whole.examples, ex);
+        assert!(
+            whole.clusters > 8,
+            "per value and cluster: {}",
+            whole.clusters
         );
     }
 
