@@ -5,8 +5,8 @@
 # wall time, peak memory (the JVM that is driver and executor in local mode, the Python driver,
 # one `dedust learn` partition), partition skew (largest / mean rows), rows the driver collected;
 # then the growth exponent of wall time between the two sizes.
-# The JVM heap is DRIVER_MEMORY (default 4g: 3g ran out of heap at 20 M rows in the host-group
-# step once in two runs). Needs pyspark (pip install pyspark==3.5.3) and Java 17.
+# The JVM heap is DRIVER_MEMORY (default 4g; before the job kept its rows on disk, 3g and 4g heaps
+# each ran out once at 20 M rows). Needs pyspark (pip install pyspark==3.5.3) and Java 17.
 # Usage: benches/spark_learn.sh [ROWS...]   (default: 2000000 20000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -227,7 +227,7 @@ def cross_host_tier(merged):
         return dict(r, supporting=[], attested=[], examples=[], **{"except": []})
 
     v["rules"] = [slim(r) for r in v["rules"] if r.get("scope") == "*"]
-    v["evidence"] = [slim(r) for r in v["evidence"]]
+    v["evidence"] = [slim(r) for r in v.get("evidence", [])]
     v.pop("exposure", None)
     out = merged[: -len(".json")] + "-tier.json"
     with open(out, "w", encoding="utf-8") as f:
@@ -285,7 +285,7 @@ def learn(spark, a):
         "cluster string, url string, site string, host string",
     )
     # Kept on disk, not in the heap: the keyed rows are the whole input (at 20 M rows in local
-    # mode, MEMORY_AND_DISK ran a 4 GiB heap out of memory); they are read a few times.
+    # mode, MEMORY_AND_DISK ran 3 GiB and 4 GiB heaps out of memory); they are read a few times.
     keyed = keyed.where(F.col("site") != "").persist(StorageLevel.DISK_ONLY)
     total = keyed.count()
     if total == 0:
@@ -361,18 +361,22 @@ def learn(spark, a):
         passes.append(time.time() - t)
         return res, f
 
+    every = []  # every pass's per-partition results, for the peaks
     with tempfile.TemporaryDirectory() as tmp:
         results, merged = run_pass(1, ())
+        every += results
         slim = cross_host_tier(merged)
         if slim:
             spark.sparkContext.addFile(slim)
-            _, merged = run_pass(2, [("--cross-host-candidates", os.path.basename(slim))])
+            results, merged = run_pass(2, [("--cross-host-candidates", os.path.basename(slim))])
+            every += results
             slim = cross_host_tier(merged)
             if slim:
                 spark.sparkContext.addFile(slim)
                 name = os.path.basename(slim)
                 results, merged = run_pass(
                     3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
+                every += results
         # Atomic: the output appears whole or not at all.
         partial = f"{a.output}.partial-{tag}"
         shutil.copyfile(merged, partial)
@@ -394,9 +398,9 @@ def learn(spark, a):
         "packed_units": len(big),
         "unsplittable_units": [(unit_name(r.unit), r.rows) for r in unsplit],
         "driver_collected_rows": collected,
-        "learn_peak_rss_kib": max((r[2] for r in results), default=0),
-        "worker_peak_rss_kib": max((r[3] for r in results), default=0),
-        "learn_seconds_max": max((r[4] for r in results), default=0.0),
+        "learn_peak_rss_kib": max((r[2] for r in every), default=0),
+        "worker_peak_rss_kib": max((r[3] for r in every), default=0),
+        "learn_seconds_max": max((r[4] for r in every), default=0.0),
         "passes_seconds": passes,
         "driver_python_peak_rss_kib": __import__("resource").getrusage(
             __import__("resource").RUSAGE_SELF).ru_maxrss,

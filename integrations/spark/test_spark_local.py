@@ -38,9 +38,9 @@ def cross_host(text):
 
 
 def same_rules(a, b, what):
-    """Exits unless two rule files hold the same rules in the same order, byte for byte as JSON,
-    and the same exposure counts, but for provenance: `learned` names each run's own input (`-`
-    for a partition's pipe). The `evidence` lists may differ in the numbers of candidates no run
+    """Exits unless two rule files hold the same rules in the same order, with the same fields in
+    the same order (compared as re-serialized JSON), and the same exposure counts, but for
+    provenance: `learned` names each run's own input (`-` for a partition's pipe). The `evidence` lists may differ in the numbers of candidates no run
     keeps (a partition judges the joint world of cross-host drops on its own data)."""
     def strip(t):
         v = json.loads(t)
@@ -49,7 +49,7 @@ def same_rules(a, b, what):
         return v
     va, vb = strip(a), strip(b)
     ra, rb = va["rules"], vb["rules"]
-    if ra != rb:
+    if json.dumps(ra) != json.dumps(rb):
         ia, ib = {r["id"]: r for r in ra}, {r["id"]: r for r in rb}
         diff = [i for i in ia if i in ib and ia[i] != ib[i]]
         detail = ""

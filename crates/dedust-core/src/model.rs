@@ -303,11 +303,13 @@ pub struct Rule {
     /// Rewriting side.
     pub output: Target,
     /// Number of clusters the rule was learned from (a drop with a typed value: added up over
-    /// its values).
+    /// its values, so a cluster showing two values counts twice).
     pub clusters: usize,
-    /// Number of distinct URLs it was learned from.
+    /// Number of distinct URLs it was learned from (a drop with a typed value: added up over its
+    /// values).
     pub urls: usize,
-    /// Up to 3 example clusters (a few URLs each).
+    /// Up to 3 example clusters (a few URLs each; a drop with a typed value: the 3 smallest of
+    /// its per-value examples, so one cluster may show twice).
     pub examples: Vec<Vec<String>>,
     /// Validation: URLs the rule rewrote that merged with another URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1915,10 +1915,10 @@ mod tests {
         );
     }
 
-    /// A typed drop's learning record (clusters, URLs, examples) is the same whether its values
-    /// were few enough to type it directly (one site: six ids, each once) or it merged from
-    /// per-value drops (eight sites: the same six ids, each eight times), and it adds up over
-    /// disjoint shards of sites, as `merge` adds the shards' records.
+    /// A typed drop's learning record (clusters, URLs, examples) is the same whether it was typed
+    /// at once (one site: six ids, each seen once, read as ids) or merged from per-value drops
+    /// (eight sites: the same six values, each seen eight times, read as settings), and it adds
+    /// up over disjoint shards of sites, as `merge` adds the shards' records.
     #[test]
     fn a_typed_drop_records_the_same_whichever_way_it_was_typed() {
         let ids = [50, 63, 76, 89, 102, 115];
