@@ -98,16 +98,12 @@ fn pooled(rules: &[Rule], members: &[usize], source: crate::rules::Source) -> Ru
             *merged.signals.entry(k.clone()).or_insert(0) += n;
         }
     }
-    // The 3 smallest of the members' examples, as a typed drop learned directly and `merge`
-    // pick them.
-    let mut examples: Vec<Vec<String>> = members
-        .iter()
-        .flat_map(|&m| rules[m].examples.iter().cloned())
-        .collect();
-    examples.sort_unstable();
-    examples.dedup();
-    examples.truncate(3);
-    merged.examples = examples;
+    merged.examples = crate::rules::smallest_examples(
+        members
+            .iter()
+            .flat_map(|&m| rules[m].examples.iter().cloned())
+            .collect(),
+    );
     merged
 }
 

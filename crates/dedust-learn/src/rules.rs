@@ -1086,70 +1086,50 @@ fn build_drops(
         .filter_map(|o| value(o).map(|v| (o, v)))
         .collect();
     let valued = distinct_per_cluster(with.iter().map(|(o, v)| (o.cluster, v.as_deref())));
-    let mut variants: Vec<(ValPat, Vec<Obs>)> = Vec::new();
-    // The learning record of a typed drop: added up over its values, as when per-value drops
-    // merge into it (`generalize`, lower entropy) — so a rule's record does not depend on which
-    // way it was typed, and adds up over disjoint shards of sites (`learn --shard`, `merge`).
-    let mut record = None;
-    if high_entropy(&valued) {
+    let mut by_val: BTreeMap<&Option<String>, Vec<Obs>> = BTreeMap::new();
+    for (o, v) in &with {
+        by_val.entry(v).or_default().push((*o).clone());
+    }
+    let record = |of: &[Obs]| -> Record {
+        let (c, u, e) = provenance(of);
+        (c, u, e, signals(of))
+    };
+    let variants: Vec<(ValPat, Record)> = if high_entropy(&valued) {
         let t = CapType::infer(valued.iter().copied());
-        let mut of: Vec<Obs> = with
+        // A typed drop's record is its per-value drops' records added up, as when they merge
+        // into it (`generalize`, lower entropy) — so it does not depend on which way the drop
+        // was typed, and adds up over disjoint shards of sites (`learn --shard`, `merge`).
+        let mut sum: Record = (0, 0, Vec::new(), BTreeMap::new());
+        for (_, of) in by_val
             .iter()
-            .filter(|(_, v)| v.is_some())
-            .map(|(o, _)| (*o).clone())
-            .collect();
-        // Grouped by value in place (the order of `of` matters to nothing below).
-        fn val<'o>(o: &'o Obs, name: &str) -> Option<&'o str> {
-            o.from
-                .params
-                .iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, v)| v.as_deref())
-        }
-        of.sort_by(|a, b| val(a, name).cmp(&val(b, name)));
-        let (mut clusters, mut urls, mut examples) = (0, 0, Vec::new());
-        let mut sig: BTreeMap<String, usize> = BTreeMap::new();
-        for of in of
-            .chunk_by(|a, b| val(a, name) == val(b, name))
-            .filter(|g| val(&g[0], name).is_some_and(|v| !v.is_empty()))
+            .filter(|(v, _)| v.as_deref().is_some_and(|v| !v.is_empty()))
         {
-            let (c, u, mut e) = provenance(of);
-            clusters += c;
-            urls += u;
-            examples.append(&mut e);
-            for (k, n) in signals(of) {
-                *sig.entry(k).or_insert(0) += n;
+            let (c, u, e, sig) = record(of);
+            sum.0 += c;
+            sum.1 += u;
+            sum.2.extend(e);
+            for (k, n) in sig {
+                *sum.3.entry(k).or_insert(0) += n;
             }
         }
-        examples.sort_unstable();
-        examples.dedup();
-        examples.truncate(3);
-        record = Some((clusters, urls, examples, sig));
-        variants.push((ValPat::Pieces(vec![Piece::Cap(t)]), of));
+        sum.2 = smallest_examples(sum.2);
+        vec![(ValPat::Pieces(vec![Piece::Cap(t)]), sum)]
     } else {
-        let mut by_val: std::collections::BTreeMap<&Option<String>, Vec<Obs>> = Default::default();
-        for (o, v) in &with {
-            by_val.entry(v).or_default().push((*o).clone());
-        }
-        for (v, of) in by_val {
-            let pat = match v {
-                None => ValPat::Bare,
-                Some(v) if v.is_empty() => ValPat::Pieces(vec![]),
-                Some(v) => ValPat::Pieces(vec![Piece::Lit(v.clone())]),
-            };
-            variants.push((pat, of));
-        }
-    }
+        by_val
+            .iter()
+            .map(|(v, of)| {
+                let pat = match v {
+                    None => ValPat::Bare,
+                    Some(v) if v.is_empty() => ValPat::Pieces(vec![]),
+                    Some(v) => ValPat::Pieces(vec![Piece::Lit(v.clone())]),
+                };
+                (pat, record(of))
+            })
+            .collect()
+    };
     variants
         .into_iter()
-        .map(|(pat, of)| {
-            let (clusters, urls, examples, sig) = match record.take() {
-                Some(r) => r,
-                None => {
-                    let (c, u, e) = provenance(&of);
-                    (c, u, e, signals(&of))
-                }
-            };
+        .map(|(pat, (clusters, urls, examples, sig))| {
             let mut required: Vec<(String, ValPat)> = context
                 .iter()
                 .map(|n| (n.clone(), ValPat::Any))
@@ -1190,6 +1170,18 @@ fn build_drops(
             rule
         })
         .collect()
+}
+
+/// A rule's learning record: clusters, distinct URLs, examples, clusters per signal.
+type Record = (usize, usize, Vec<Vec<String>>, BTreeMap<String, usize>);
+
+/// The 3 smallest example lists, each once: how a rule merged from parts (a typed drop from its
+/// values, `generalize`'s siblings, `merge`'s shards) picks its examples.
+pub(crate) fn smallest_examples(mut examples: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    examples.sort_unstable();
+    examples.dedup();
+    examples.truncate(3);
+    examples
 }
 
 /// Clusters per signal among `obs` (empty when none came from a signal).
