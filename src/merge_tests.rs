@@ -356,3 +356,43 @@ fn a_template_from_one_site_per_shard_is_judged_on_pooled_sites() {
     let (m, _) = merge(&[sa.clone(), sa], &[]).unwrap();
     assert!(template(&m).is_empty());
 }
+
+/// A default document seen on one site (`index.html`) is kept when its family (`index.php` on
+/// two other sites) holds ([`crate::judge::family_sites`]): `merge` pools the family over the
+/// shards' evidence as one run does over the candidates, so shards give the single run's rules.
+#[test]
+fn a_default_document_family_pools_sites_across_shards() {
+    let mk = |h: &str, doc: &str| -> Vec<crate::rules::Cluster> {
+        (0..3)
+            .map(|i| crate::rules::Cluster {
+                id: format!("{h}{i}"),
+                urls: vec![
+                    format!("http://{h}/d{i}/"),
+                    format!("http://{h}/d{i}/{doc}"),
+                ],
+            })
+            .collect()
+    };
+    let cfg = crate::LearnConfig {
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    let run = |c: &[crate::rules::Cluster]| crate::pipeline::learn(c, &cfg, &|_, _, _| {}).file;
+    let docs = |f: &RuleFile| -> Vec<String> {
+        f.rules
+            .iter()
+            .filter(|r| r.is_global() && r.pattern.contains("/index."))
+            .map(|r| r.pattern.clone())
+            .collect()
+    };
+    let (a, c) = (
+        [mk("a.org", "index.php"), mk("b.org", "index.php")].concat(),
+        mk("c.org", "index.html"),
+    );
+    let whole = run(&[a.clone(), c.clone()].concat());
+    assert_eq!(docs(&whole).len(), 2, "{:#?}", docs(&whole));
+    let (m, _) = merge(&[run(&a), run(&c)], &[]).unwrap();
+    assert_eq!(docs(&m), docs(&whole));
+    // The one-site shard alone keeps nothing.
+    assert!(docs(&run(&c)).is_empty());
+}

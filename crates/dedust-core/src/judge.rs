@@ -188,17 +188,75 @@ fn shape(r: &Rule) -> Option<(bool, bool)> {
 }
 
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
-/// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]).
+/// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]); `pooled_sites`
+/// the registrable domains its site family holds on ([`family_sites`]), when it has one: a
+/// cross-host rule needs `min_sites` of its own or of its family.
 #[doc(hidden)]
-pub fn verdict(r: &Rule, opts: &ValidateOptions, family: Option<(usize, usize)>) -> Verdict {
+pub fn verdict(
+    r: &Rule,
+    opts: &ValidateOptions,
+    family: Option<(usize, usize)>,
+    pooled_sites: Option<usize>,
+) -> Verdict {
     let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
-    if sup < opts.min_support || sup == 0 || (r.is_global() && r.sites < Some(opts.min_sites)) {
+    let sites = r.sites.max(pooled_sites.filter(|_| r.sites > Some(0)));
+    if sup < opts.min_support || sup == 0 || (r.is_global() && sites < Some(opts.min_sites)) {
         Verdict::LowSupport
     } else if judged_fpr(sup, fp, family, opts) > opts.max_fpr {
         Verdict::HighFpr
     } else {
         Verdict::Keep
     }
+}
+
+/// The family a cross-host convention pools its sites with: default documents whose name is
+/// `index.*` or `default.*` (`index.php`, `index.html`, `default.aspx`, any case) are one
+/// mechanism — a server answering for the directory — so evidence that `index.php` is the
+/// directory on three sites also speaks for `index.html` seen on one. Other rules have none.
+///
+/// ```
+/// use dedust_core::__private::judge::site_family;
+/// use dedust_core::convention_rule;
+/// use dedust_core::Convention;
+/// assert!(site_family(&convention_rule(Convention::DefaultDoc("Default.aspx".into()))).is_some());
+/// assert!(site_family(&convention_rule(Convention::DefaultDoc("home.html".into()))).is_none());
+/// assert!(site_family(&convention_rule(Convention::TrailingSlash)).is_none());
+/// ```
+pub fn site_family(r: &Rule) -> Option<&'static str> {
+    match &r.convention {
+        Some(crate::model::Convention::DefaultDoc(name)) if r.is_global() => {
+            let (stem, ext) = name.split_once('.')?;
+            let stem = stem.to_ascii_lowercase();
+            (!ext.is_empty() && (stem == "index" || stem == "default")).then_some("default-doc")
+        }
+        _ => None,
+    }
+}
+
+/// Registrable domains each site family ([`site_family`]) holds on: the union of
+/// [`Rule::supporting`] over the family's rules that pass `min_support` and `max_fpr` on their
+/// own (a member that merged different content adds nothing). The same numbers from one run's
+/// candidates and from `merge`'s pooled evidence, whose `supporting` lists are united.
+///
+/// # Complexity
+/// `O(R + S log S)` for `R` rules and `S` supporting domains of family members.
+pub fn family_sites(
+    rules: &[Rule],
+    opts: &ValidateOptions,
+) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut sets: std::collections::BTreeMap<&'static str, std::collections::BTreeSet<&str>> =
+        Default::default();
+    for r in rules {
+        let Some(f) = site_family(r) else { continue };
+        let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
+        if sup == 0 || sup < opts.min_support || judged_fpr(sup, fp, None, opts) > opts.max_fpr {
+            continue;
+        }
+        sets.entry(f)
+            .or_default()
+            .extend(r.supporting.iter().map(String::as_str));
+    }
+    sets.into_iter().map(|(k, v)| (k, v.len())).collect()
 }
 
 /// The many → one family a rule belongs to: its host and its fixed target. The rules of one

@@ -288,7 +288,7 @@ pub struct Rule {
     pub kind: RuleKind,
     /// The host the rule applies to.
     pub scope: String,
-    /// Readable pattern, e.g. `https://h.org/showthread.php?t={int:t}&[mode]&[p]`.
+    /// Readable pattern, e.g. `https://h.org/showthread.php?t={int:t}&[p]&[sid]`.
     pub pattern: String,
     /// Readable target, e.g. `https://h.org/showthread.php?t={t}`.
     pub target: String,

@@ -82,7 +82,8 @@ pub struct LearnOutput {
 ///     .map(|i| mk(&format!("c{i}"), &[&format!("https://f.org/s.php?t={i}"), &format!("https://f.org/s.php?mode=hybrid&t={i}")]))
 ///     .collect();
 /// let out = learn(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, &|_, _, _| {});
-/// assert!(out.file.rules.iter().any(|r| r.pattern == "https://f.org/s.php?t={int:t}&[mode]"));
+/// // `mode=hybrid` is a setting: dropped per value (never `mode=threaded` with it).
+/// assert!(out.file.rules.iter().any(|r| r.pattern == "*://f.org{/path}?mode=hybrid&t=*&{rest}"));
 /// ```
 pub fn learn(
     clusters: &[Cluster],

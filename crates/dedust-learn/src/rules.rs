@@ -15,8 +15,9 @@
 //! slugs). Inside a group, literals that vary become typed captures ([`CapType`]): `{int}`, `{hex}`,
 //! `{alpha}`, `{alnum}`, `{any}`; copied units are always captures, which is what lets a rule apply
 //! to URLs never seen. Parameters are matched as a set, never by position; a group whose target is
-//! derived from the source merges all its dropped parameters into one optional set
-//! (`showthread.php?t={int}&[mode]&[p]`). Three kinds come out:
+//! derived from the source merges its dropped id-valued parameters into one optional set
+//! (`showthread.php?t={int}&[p]&[sid]`; a setting such as `mode=hybrid` is dropped per value by a
+//! drop rule instead, [`id_valued`]). Three kinds come out:
 //! * [`RuleKind::Template`]: path and query patterns to a target template;
 //! * [`RuleKind::Alias`]: scheme/host aliases with path and query copied (`http`→`https`, `www.`);
 //! * [`RuleKind::Drop`]: drop one parameter anywhere on the host when the context parameters are
@@ -35,7 +36,9 @@
 //! ([`crate::validate`]) pools their evidence over hosts, counts sites and adds host exceptions.
 //!
 //! Invariants: the output is deterministic (sorted by key, independent of thread count); every
-//! rule's target, applied to a member it was learned from, gives that member's canonical URL.
+//! rule's target, applied to a member it was learned from and matches, gives that member's
+//! canonical URL (a template's optional set holds only id-valued parameters, [`id_valued`], so
+//! a member carrying a setting such as `mode=threaded` is matched only once a drop removed it).
 
 use crate::align::align;
 use crate::base::{base_normalize, BaseOptions};
@@ -129,6 +132,23 @@ pub fn high_entropy(values: &[&str]) -> bool {
     distinct.len() >= MANY_VALUES
         || (distinct.len() >= 3 && distinct.len() * 2 >= values.len())
         || (distinct.len() == 2 && values.len() == 2 && distinct.iter().all(id_like))
+}
+
+/// Whether a parameter's observed values (once per cluster, bare names left out) name ids
+/// rather than settings: [`high_entropy`], or every value id-shaped (6+ characters with a
+/// digit: a session id seen in one cluster). A template's optional set, which drops a parameter
+/// whatever its value, holds only such parameters.
+///
+/// ```
+/// # use dedust_learn::rules::id_valued;
+/// assert!(id_valued(&["9f8e7d6c"]));
+/// assert!(!id_valued(&["hybrid", "threaded"]));
+/// assert!(!id_valued(&["1"]));
+/// assert!(!id_valued(&[]));
+/// ```
+pub fn id_valued(values: &[&str]) -> bool {
+    let id_like = |v: &&str| v.len() >= 6 && v.bytes().any(|b| b.is_ascii_digit());
+    high_entropy(values) || (!values.is_empty() && values.iter().all(id_like))
 }
 
 /// Options of candidate learning.
@@ -1419,6 +1439,22 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                             }
                         }
                     }
+                    // The optional set drops a parameter whatever its value: where the target
+                    // derives from the source, only ids may go there. A setting (`mode=hybrid`,
+                    // `print=1`, `highlight=`) is left to the per-value drops, so `mode=threaded`
+                    // is not dropped with `mode=hybrid`; the template then matches a URL
+                    // carrying it once a drop has removed it. A many → one target (a login
+                    // wall) copies nothing, so whatever it drops ends on the one page.
+                    let derives = path.as_ref().is_some_and(|(_, t)| {
+                        t.iter()
+                            .any(|o| matches!(o, SegOut::Copy(_) | SegOut::Param(_)))
+                    }) || query.as_ref().is_some_and(|q| {
+                        q.iter()
+                            .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
+                    });
+                    if derives {
+                        optional.retain(|n| id_valued(&drop_values(n, obs)));
+                    }
                 }
             }
             (
@@ -1582,10 +1618,12 @@ impl Prepared {
 /// let mk = |id: &str, urls: &[&str]| Cluster { id: id.into(), urls: urls.iter().map(|s| s.to_string()).collect() };
 /// let clusters = vec![
 ///     mk("a", &["https://f.org/show.php?t=1", "https://f.org/show.php?t=1&mode=hybrid"]),
-///     mk("b", &["https://f.org/show.php?t=2", "https://f.org/show.php?p=7&t=2"]),
+///     mk("b", &["https://f.org/show.php?t=2", "https://f.org/show.php?p=7104213&t=2"]),
 /// ];
 /// let (rules, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
-/// assert!(rules.iter().any(|r| r.pattern == "https://f.org/show.php?t={int:t}&[mode]&[p]"));
+/// // `p` (an id) is dropped by name; `mode` (a setting) per value, by a drop rule.
+/// assert!(rules.iter().any(|r| r.pattern == "https://f.org/show.php?t={int:t}&[p]"));
+/// assert!(rules.iter().any(|r| r.pattern == "*://f.org{/path}?mode=hybrid&{rest}"));
 /// ```
 pub fn learn_candidates(
     clusters: &[Cluster],
@@ -2226,6 +2264,59 @@ mod tests {
     }
 
     #[test]
+    fn a_template_drops_ids_by_name_and_settings_per_value() {
+        // A host template (its target copies `t`) over pairs that drop a setting (`mode`, two
+        // values) and a session id: the id joins its optional set, the setting does not — a
+        // `[mode]` would drop `mode=threaded` with `mode=hybrid`.
+        let clusters: Vec<Cluster> = (0..4)
+            .map(|i| {
+                let mode = ["hybrid", "threaded"][i % 2];
+                mk(
+                    &format!("c{i}"),
+                    &[
+                        &format!("https://f.org/show.php?t={i}&mode={mode}"),
+                        &format!("https://f.org/show.php?t={i}&sid=4f3c2b1a{i:02}"),
+                        &format!("https://f.org/show.php?t={i}"),
+                    ],
+                )
+            })
+            .collect();
+        let (rules, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let templates: Vec<&str> = rules
+            .iter()
+            .filter(|r| r.kind == RuleKind::Template && !r.is_global())
+            .map(|r| r.pattern.as_str())
+            .collect();
+        assert!(
+            templates.contains(&"https://f.org/show.php?t={int:t}&[sid]"),
+            "{templates:#?}"
+        );
+        assert!(
+            !templates.iter().any(|p| p.contains("[mode]")),
+            "{templates:#?}"
+        );
+        for v in ["hybrid", "threaded"] {
+            let want = format!("*://f.org{{/path}}?mode={v}&{{rest}}");
+            assert!(rules.iter().any(|r| r.pattern == want), "{want}");
+        }
+        // A many → one target (a login wall) copies nothing: it keeps every parameter optional.
+        let mut wall: Vec<String> = (0..12)
+            .map(|i| format!("https://f.org/p.php?do=pm&u={}", 50 + i))
+            .collect();
+        wall.push("https://f.org/login.php".into());
+        let wall = mk("wall", &wall.iter().map(String::as_str).collect::<Vec<_>>());
+        let (rules, _) = learn_candidates(&[wall], &LearnOptions::default(), &|_| {});
+        assert!(
+            rules
+                .iter()
+                .any(|r| r.pattern == "https://f.org/p.php?[do]&[u]"
+                    && r.target == "https://f.org/login.php"),
+            "{:#?}",
+            rules.iter().map(|r| &r.pattern).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
     fn generation_table() {
         let cases: Vec<(Vec<Cluster>, (&str, &str))> = vec![
             (
@@ -2239,11 +2330,15 @@ mod tests {
                     ),
                     mk(
                         "b",
-                        &["https://f.org/s.php?t=2", "https://f.org/s.php?t=2&p=5"],
+                        &[
+                            "https://f.org/s.php?t=2",
+                            "https://f.org/s.php?t=2&sid=9f8e7d6c1a",
+                        ],
                     ),
                 ],
+                // `mode=hybrid` is a setting: dropped per value, not in the optional set.
                 (
-                    "https://f.org/s.php?t={int:t}&[mode]&[p]",
+                    "https://f.org/s.php?t={int:t}&[sid]",
                     "https://f.org/s.php?t={t}",
                 ),
             ),

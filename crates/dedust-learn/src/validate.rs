@@ -357,16 +357,16 @@ fn first_literal(r: &Rule) -> Option<&str> {
 ///
 /// ```
 /// use dedust_learn::{learn_candidates, rule_stats, Cluster, Labeled, LearnOptions};
-/// let c = vec![Cluster { id: "a".into(), urls: vec!["http://h/x?t=1".into(), "http://h/x?s=9&t=1".into()] }];
+/// let c = vec![Cluster { id: "a".into(), urls: vec!["http://h/x?t=1".into(), "http://h/x?s=9f8e7d&t=1".into()] }];
 /// let (rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
 /// let v = vec![
 ///     Labeled { url: "http://h/x?t=2".into(), cluster: 0 },
-///     Labeled { url: "http://h/x?s=5&t=2".into(), cluster: 0 },
-///     Labeled { url: "http://h/x?s=6&t=3".into(), cluster: 1 },
+///     Labeled { url: "http://h/x?s=5a4b3c&t=2".into(), cluster: 0 },
+///     Labeled { url: "http://h/x?s=6a5b4c&t=3".into(), cluster: 1 },
 /// ];
 /// let st = rule_stats(&rules, &v, &[]);
 /// let i = rules.iter().position(|r| r.pattern.contains("[s]")).unwrap();
-/// assert_eq!(st[i], (1, 0)); // `?s=5&t=2` merged with `?t=2`; `?s=6&t=3` rewritten but alone
+/// assert_eq!(st[i], (1, 0)); // `?s=5a4b3c&t=2` merged with `?t=2`; `?s=6a5b4c&t=3` rewritten but alone
 /// ```
 pub fn rule_stats(
     rules: &[Rule],
@@ -649,7 +649,7 @@ fn joint_drops(
         t.support = Some(m.len());
         t.fp = Some(m.iter().filter(|x| x.fp).count());
         t.sites = Some(clean_sites(m, sites));
-        verdict(&t, opts, None) == Verdict::Keep
+        verdict(&t, opts, None, None) == Verdict::Keep
     };
     let members: Vec<usize> = (0..rules.len())
         .filter(|&i| is_joint(&rules[i]))
@@ -1261,6 +1261,8 @@ pub(crate) fn select_cached(
             e.2 += 1;
         }
     }
+    // Sites pooled over each convention family (default documents), on every candidate.
+    let family_sites = crate::judge::family_sites(&rules, opts);
     let cache: Vec<Option<RuleRewrites>> = match rewrites {
         Some(w) => w.into_iter().map(Some).collect(),
         None => vec![None; rules.len()],
@@ -1277,7 +1279,12 @@ pub(crate) fn select_cached(
         let v = match decided {
             Some(d) if r.is_global() && d.contains(&r.id) => Verdict::Keep,
             Some(_) if r.is_global() => Verdict::LowSupport,
-            _ => verdict(&r, opts, family),
+            _ => verdict(
+                &r,
+                opts,
+                family,
+                crate::judge::site_family(&r).and_then(|f| family_sites.get(f).copied()),
+            ),
         };
         match v {
             Verdict::LowSupport => rep.low_support += 1,
@@ -1330,7 +1337,12 @@ fn finalize_counts(
     let (kept, conflicts) = deconflict(rules, cache, data);
     let mut kept = cross_host_after_hosts(kept);
     order(&mut kept);
-    let (kept, removed, trails) = make_idempotent(kept, data);
+    let (mut kept, mut removed, mut trails) = make_idempotent(kept, data);
+    if host_rules_win(&mut kept, data, &trails) {
+        let (k, r, t) = make_idempotent(kept, data);
+        (kept, trails) = (k, t);
+        removed += r;
+    }
     let before = kept.len();
     let (kept, dropped) = without_redundant(kept, data, &trails);
     let redundant = before - kept.len();
@@ -1346,6 +1358,83 @@ fn finalize_counts(
         prune_attested(r);
     }
     (kept, conflicts, removed + removed_after, redundant)
+}
+
+/// Host evidence wins over a cross-host template or alias: on a registrable domain where such a
+/// rule `g` sends URLs of a cluster to a canonical form other than the one the host's own rules
+/// give its cluster-mates (`/d/x/7/?mode=hybrid` → `/d/x/7?id=7` by the cross-host template
+/// after the `mode=hybrid` drop, while the host's template sends `/d/x/7/` to `/d/x/7`), and
+/// more often than `g` gives a URL the form of a cluster-mate there, the domain becomes an
+/// exception of `g`. Cross-host drops and conventions compose with host rules and are left to
+/// the idempotence check. Returns whether an exception was added.
+///
+/// # Complexity
+/// One pass over the trails; URLs of clusters a cross-host template or alias touched are split
+/// and grouped by (cluster, domain): `O(U)` plus `O(U_g)` splits.
+fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool {
+    let moves = |i: u32| {
+        let r = &rules[i as usize];
+        r.is_global() && matches!(r.kind, RuleKind::Template | RuleKind::Alias)
+    };
+    let touched: HashSet<usize> = data
+        .iter()
+        .zip(&trails.0)
+        .filter(|(_, (_, fired, _))| fired.iter().any(|&i| moves(i)))
+        .map(|(l, _)| l.cluster)
+        .collect();
+    if touched.is_empty() {
+        return false;
+    }
+    // Per (cluster, domain): each URL's canonical hash and the rules that fired.
+    let mut groups: BTreeMap<(usize, String), Vec<(u64, &[u32])>> = BTreeMap::new();
+    for (l, (canon, fired, _)) in data.iter().zip(&trails.0) {
+        if !touched.contains(&l.cluster) {
+            continue;
+        }
+        let Some(p) = split_url(&l.url) else { continue };
+        groups
+            .entry((l.cluster, domain(p.host)))
+            .or_default()
+            .push((*canon, fired));
+    }
+    // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to a mate's.
+    let mut tally: BTreeMap<(u32, &str), (usize, usize)> = BTreeMap::new();
+    for ((_, d), urls) in &groups {
+        let host_forms: HashSet<u64> = urls
+            .iter()
+            .filter(|(_, f)| {
+                f.iter().any(|&i| !rules[i as usize].is_global()) && !f.iter().any(|&i| moves(i))
+            })
+            .map(|(c, _)| *c)
+            .collect();
+        for (k, (canon, fired)) in urls.iter().enumerate() {
+            let joined = urls
+                .iter()
+                .enumerate()
+                .any(|(j, (c, _))| j != k && c == canon);
+            let split = !host_forms.is_empty() && !host_forms.contains(canon);
+            // A rule that fired twice on the URL (two passes) counts once.
+            let mut gs: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
+            gs.sort_unstable();
+            gs.dedup();
+            for g in gs {
+                let t = tally.entry((g, d.as_str())).or_default();
+                t.0 += usize::from(split);
+                t.1 += usize::from(joined);
+            }
+        }
+    }
+    let mut added = false;
+    for ((g, d), (split, joined)) in tally {
+        if split > joined {
+            let r = &mut rules[g as usize];
+            if let Err(k) = r.except.binary_search_by(|e| e.as_str().cmp(d)) {
+                r.except.insert(k, d.to_string());
+                added = true;
+            }
+        }
+    }
+    added
 }
 
 /// A URL whose canonical form the rules change again: (the rule to blame, the URL, its
@@ -1873,6 +1962,89 @@ mod tests {
     }
 
     #[test]
+    fn a_host_template_wins_over_a_cross_host_template_that_splits_its_clusters() {
+        use crate::rules::{CapType, Piece, SegOut, Source, Target, ValOut, ValPat};
+        let seg = |s: &str| vec![Piece::Lit(s.into())];
+        let int = || vec![Piece::Cap(CapType::Int)];
+        // Cross-host: `/d/N/` → `/d/N/?id=N` (what two other sites showed).
+        let g = Rule::new(
+            RuleKind::Template,
+            Source {
+                scheme: None,
+                host: "*".into(),
+                path: Some(vec![seg("d"), int(), vec![]]),
+                required: vec![],
+                optional: vec![],
+                rest: false,
+            },
+            Target {
+                scheme: None,
+                host: None,
+                path: None,
+                query: Some(vec![("id".into(), ValOut::Seg(1))]),
+            },
+        );
+        // Host a.org: `/d/N/?s=…` → `/d/N` (its own template), and a session parameter `x`
+        // dropped by a host drop first: `/d/N/?x=1` → `/d/N/`, which `g` then sends away.
+        let h = Rule::new(
+            RuleKind::Template,
+            Source {
+                scheme: Some("https".into()),
+                host: "a.org".into(),
+                path: Some(vec![seg("d"), int(), vec![]]),
+                required: vec![],
+                optional: vec!["s".into()],
+                rest: false,
+            },
+            Target {
+                scheme: None,
+                host: None,
+                path: Some(vec![SegOut::Copy(0), SegOut::Copy(1)]),
+                query: Some(vec![]),
+            },
+        );
+        let x = Rule::new(
+            RuleKind::Drop,
+            Source {
+                scheme: None,
+                host: "a.org".into(),
+                path: None,
+                required: vec![("x".into(), ValPat::Pieces(vec![Piece::Lit("1".into())]))],
+                optional: vec![],
+                rest: true,
+            },
+            Target {
+                scheme: None,
+                host: None,
+                path: None,
+                query: Some(vec![]),
+            },
+        );
+        let lab = |url: &str, cluster: usize| Labeled {
+            url: url.into(),
+            cluster,
+        };
+        let mut data = vec![];
+        for n in 1..=3 {
+            data.push(lab(&format!("https://a.org/d/{n}/?s=9f8e7d{n}"), n));
+            data.push(lab(&format!("https://a.org/d/{n}/?x=1"), n));
+            // b.org has no rule of its own: `g` merges its pages.
+            data.push(lab(&format!("https://b.org/d/{n}/"), 10 + n));
+            data.push(lab(&format!("https://b.org/d/{n}/?id={n}"), 10 + n));
+        }
+        let (kept, _, _) = finalize(vec![g.clone(), h, x], &data);
+        let g = kept.iter().find(|r| r.id == g.id).expect("g kept");
+        assert_eq!(g.except, vec!["a.org".to_string()]);
+        let n = Normalizer::new(kept.clone(), None);
+        let key = |u: &str| n.apply_rules(u.to_string()).url;
+        assert_eq!(
+            key("https://a.org/d/1/?x=1"),
+            key("https://a.org/d/1/?s=9f8e7d1")
+        );
+        assert_eq!(key("https://b.org/d/1/"), "https://b.org/d/1/?id=1");
+    }
+
+    #[test]
     fn few_values_never_collapse_to_a_fixed_page() {
         // A redirect map: 2–6 old ids answer with one page. Validation alone sees no false
         // positive, but a rule `/a/{int}` → `/a/191842` would send every unseen id there.
@@ -1993,6 +2165,56 @@ mod tests {
         r.except = vec!["d.org".into()];
         prune_attested(&mut r);
         assert!(r.attested.is_empty());
+    }
+
+    #[test]
+    fn default_documents_pool_their_sites_as_one_mechanism() {
+        // `index.php` is the directory on a.org and b.org; `index.html` on c.org only, and
+        // `home.html` (not a default-document name) on d.org only.
+        let mut clusters = Vec::new();
+        for (h, doc) in [
+            ("a.org", "index.php"),
+            ("b.org", "index.php"),
+            ("c.org", "index.html"),
+            ("d.org", "home.html"),
+        ] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/d{i}/"),
+                        &format!("http://{h}/d{i}/{doc}"),
+                    ],
+                ));
+            }
+        }
+        let kept_conventions = |clusters: &[Cluster]| -> Vec<String> {
+            let (mut cands, _) = learn_candidates(clusters, &LearnOptions::default(), &|_| {});
+            let (data, _) = labeled(clusters, &BaseOptions::default());
+            let st = rule_stats_and_sites(&mut cands, &data, &[]);
+            let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+            kept.iter()
+                .filter(|r| r.kind == RuleKind::Convention)
+                .map(|r| r.pattern.clone())
+                .collect()
+        };
+        let kept = kept_conventions(&clusters);
+        assert!(
+            kept.contains(&"*://*{/path}/index.php{?query}".to_string()),
+            "{kept:?}"
+        );
+        // One site of its own, three with its family.
+        assert!(
+            kept.contains(&"*://*{/path}/index.html{?query}".to_string()),
+            "{kept:?}"
+        );
+        assert!(!kept.iter().any(|p| p.contains("home.html")), "{kept:?}");
+        // Without the family's other sites, one site is not enough.
+        let alone: Vec<Cluster> = clusters
+            .into_iter()
+            .filter(|c| c.id.starts_with("c.org"))
+            .collect();
+        assert_eq!(kept_conventions(&alone), Vec::<String>::new());
     }
 
     #[test]
