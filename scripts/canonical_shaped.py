@@ -14,8 +14,12 @@ The mechanisms are this script's choice, so the set measures whether evidence of
 pairs per site adds up across sites (the cross-host tier), not which mechanisms real sites
 declare. Writes `cluster<TAB>url` to stdout.
 
-Usage: scripts/canonical_shaped.py [SEED] > clusters.tsv
+Usage: scripts/canonical_shaped.py [SEED] [--case] > clusters.tsv
 Then:  dedust evaluate --truth clusters.tsv --split host --test-fraction 0.5 --seed S
+
+`--case`: an IIS page (a path with an upper-case letter ending in `.asp` or `.aspx`) that gets
+a variant gets its path in lower case, the spelling such sites declare canonical (a server that
+ignores case answers both); without it the output is the same as before the option existed.
 """
 import random
 import sys
@@ -82,8 +86,18 @@ MECHANISMS = ["scheme"] * 20 + ["www"] * 15 + ["slash"] * 15 + ["track"] * 25 + 
     + ["fragment"] * 5 + ["amp"] * 5 + ["mobile"] * 5
 
 
+def iis_lower(url):
+    """The URL with its path in lower case, for an IIS page with an upper-case letter."""
+    s = urlsplit(url)
+    if s.path.rsplit(".", 1)[-1] in ("asp", "aspx") and s.path != s.path.lower():
+        return urlunsplit((s.scheme, s.netloc, s.path.lower(), s.query, ""))
+    return None
+
+
 def main():
-    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    args = [a for a in sys.argv[1:] if a != "--case"]
+    case = "--case" in sys.argv[1:]
+    seed = int(args[0]) if args else 1
     if not SOURCE.exists():
         sys.exit(f"SKIP: {SOURCE} not found")
     rng = random.Random(seed)
@@ -108,7 +122,9 @@ def main():
         for i, u in enumerate(pages[:4]):
             c += 1
             out.append(f"c{c}\t{u}")
-            if i < with_variant:
+            if i < with_variant and case and iis_lower(u):
+                out.append(f"c{c}\t{iis_lower(u)}")
+            elif i < with_variant:
                 for _ in range(5):
                     v = variant(rng, u, rng.choice(MECHANISMS))
                     if v and v != u:

@@ -6,7 +6,8 @@
 #      seeds 1-5, with generic canonicalizers on the same held-out half when the Python packages
 #      surt, courlan and w3lib are installed (python3 -m pip install surt courlan w3lib);
 #   4. real URLs of 1,350 sites with declared-canonical-shaped variants (scripts/canonical_shaped.py),
-#      --split host, seeds 1-5, with the same generic canonicalizers.
+#      --split host, seeds 1-5, with the same generic canonicalizers; and the same with IIS pages'
+#      lower-case spelling as their variant (--case).
 # Usage: scripts/generalize.sh            (DEDUST=path/to/dedust to measure another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,16 @@ if [ -f ../shared/datasets/urls/kasztp.txt ]; then
   for seed in 1 2 3 4 5; do
     python3 scripts/canonical_shaped.py "$seed" > "$tmp/k$seed.tsv"
     c=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/k$seed" 2>/dev/null | cell)
+    r="$r $c |"
+    cells="$cells $c"
+  done
+  echo "$r $(echo "$cells" | mean) |"
+  # The same with IIS pages' lower-case spelling as their variant (`--case`).
+  r="| real URLs, canonical-shaped variants with IIS case variants (--case), host split 50/50 |"
+  cells=""
+  for seed in 1 2 3 4 5; do
+    python3 scripts/canonical_shaped.py "$seed" --case > "$tmp/kc$seed.tsv"
+    c=$("$bin" evaluate --truth "$tmp/kc$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
     r="$r $c |"
     cells="$cells $c"
   done

@@ -209,6 +209,62 @@ pub enum Convention {
     /// `amp.`): the key drops it (when a dot remains and the registrable domain is the same),
     /// as [`Convention::StripWww`] drops `www.`.
     HostLabel(String),
+    /// `/Dir/Page.EXT` ≡ `/dir/page.EXT` where the path's last segment ends in `.EXT` (a
+    /// lower-case extension such as `asp` or `aspx`): servers that ignore the case of paths
+    /// (IIS) answer both. The key lower-cases the path's ASCII letters (not the query, and not
+    /// the hex digits of a `%XX` escape); see [`lower_path`].
+    LowerPath(String),
+}
+
+/// The extension of a path's last segment when it is a [`Convention::LowerPath`] candidate:
+/// 1 to 5 lower-case ASCII letters or digits after the last `.`, starting with a letter.
+///
+/// ```
+/// use dedust_core::__private::model::path_extension;
+/// assert_eq!(path_extension("/News/Item.aspx"), Some("aspx"));
+/// assert_eq!(path_extension("/a/Item.ASPX"), None);
+/// assert_eq!(path_extension("/a.b/item"), None);
+/// assert_eq!(path_extension("/a/v1.2"), None);
+/// ```
+pub fn path_extension(path: &str) -> Option<&str> {
+    let last = &path[path.rfind('/').map_or(0, |i| i + 1)..];
+    let (_, ext) = last.rsplit_once('.')?;
+    let ok = (1..=5).contains(&ext.len())
+        && ext.as_bytes()[0].is_ascii_lowercase()
+        && ext
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    ok.then_some(ext)
+}
+
+/// `path` with its ASCII letters lower-cased, but for the two hex digits of each `%XX` escape
+/// (the base layer writes them upper-case); `None` when nothing changes.
+///
+/// ```
+/// use dedust_core::__private::model::lower_path;
+/// assert_eq!(lower_path("/News/%C3%A9T.aspx").as_deref(), Some("/news/%C3%A9t.aspx"));
+/// assert_eq!(lower_path("/news/item.aspx"), None);
+/// ```
+pub fn lower_path(path: &str) -> Option<String> {
+    let b = path.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit()
+        {
+            i += 3;
+            continue;
+        }
+        if b[i].is_ascii_uppercase() {
+            out.get_or_insert_with(|| b.to_vec())[i] = b[i].to_ascii_lowercase();
+        }
+        i += 1;
+    }
+    // Only ASCII bytes changed, so the text stays UTF-8.
+    out.map(|v| String::from_utf8(v).expect("ASCII case change keeps UTF-8"))
 }
 
 /// The leading host labels a [`Convention::HostLabel`] may drop: the separate mobile and AMP

@@ -91,6 +91,8 @@ struct GlobalRules {
     path_param: KeyIndex<Vec<usize>>,
     /// Host-label conventions, by the label (the host's first).
     label: KeyIndex<Vec<usize>>,
+    /// Lower-case-path conventions, by the extension of the path's last segment.
+    lower: KeyIndex<Vec<usize>>,
     /// Other rules with required parameters, by the first one's name.
     param: KeyIndex<Vec<usize>>,
     /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
@@ -111,6 +113,7 @@ impl GlobalRules {
             (Some(C::Suffix(n)), _) => self.suffix.entry(n),
             (Some(C::PathParam(n)), _) => self.path_param.entry(n),
             (Some(C::HostLabel(l)), _) => self.label.entry(l),
+            (Some(C::LowerPath(e)), _) => self.lower.entry(e),
             // A literal first path segment is the narrower feature (`/product.php` rather
             // than every URL with an `id`).
             (None, _) => match (first_literal(r), r.source.required.first()) {
@@ -155,6 +158,11 @@ impl GlobalRules {
         if !self.label.is_empty() {
             if let Some(v) = crate::model::mobile_label(p.host).and_then(|(l, _)| self.label.get(l))
             {
+                out.extend_from_slice(v);
+            }
+        }
+        if !self.lower.is_empty() && p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+            if let Some(v) = crate::model::path_extension(p.path).and_then(|e| self.lower.get(e)) {
                 out.extend_from_slice(v);
             }
         }
@@ -1179,6 +1187,13 @@ fn apply_convention(
             }
             (h != host).then(|| concat(&[scheme, "://", h, path, mark, query]))
         }
+        C::LowerPath(ext) => {
+            if crate::model::path_extension(path) != Some(ext.as_str()) {
+                return None;
+            }
+            let lower = crate::model::lower_path(path)?;
+            Some(concat(&[scheme, "://", host, &lower, mark, query]))
+        }
         C::PathParam(name) => {
             let r = crate::model::path_param(path, name)?;
             Some(concat(&[
@@ -1491,6 +1506,43 @@ mod tests {
             &["a.org"],
             &cases,
         );
+    }
+
+    /// A lower-case-path convention lower-cases the path (not the query, not an escape's hex
+    /// digits) of URLs whose last segment ends in its extension, written in lower case; it has
+    /// no regex form (a replacement cannot change case), and the engine finds it through the
+    /// path's extension.
+    #[test]
+    fn lower_path_convention_table() {
+        let cases = [
+            (
+                "https://a.org/News/Item.aspx?Q=Big",
+                Some("https://a.org/news/item.aspx?Q=Big"),
+            ),
+            (
+                "http://a.org/D%C3%A9j%C3%A0/X.aspx",
+                Some("http://a.org/d%C3%A9j%C3%A0/x.aspx"),
+            ),
+            ("https://a.org/news/item.aspx", None),
+            ("https://a.org/News/Item.ASPX", None),
+            ("https://a.org/News/Item.asp", None),
+            ("https://a.org/News.aspx/Item", None),
+            ("https://a.org/News/", None),
+        ];
+        let c = Convention::LowerPath("aspx".into());
+        let rule = convention_rule(c.clone());
+        assert_eq!(rule.pattern, "*://*{/Path}.aspx{?query}");
+        assert!(crate::render::regex_form_on_hosts(&rule, &["a.org".into()]).is_none());
+        let n = Normalizer::new(vec![rule], None);
+        for (url, want) in cases {
+            let p = split_url(url).unwrap();
+            assert_eq!(apply_convention(&c, &p).as_deref(), want, "{url}");
+            assert_eq!(
+                n.apply_rules(url.to_string()).url,
+                want.unwrap_or(url),
+                "{url}"
+            );
+        }
     }
 
     #[test]

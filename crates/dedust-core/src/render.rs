@@ -121,6 +121,10 @@ fn convention_text(c: &crate::model::Convention, h: &str) -> (String, String) {
             format!("*://{h}{{/path}};{n}={{value}}{{?query}}"),
             format!("*://{h}{{/path}}{{?query}}"),
         ),
+        C::LowerPath(e) => (
+            format!("*://{h}{{/Path}}.{e}{{?query}}"),
+            format!("*://{h}{{/path}}.{e}{{?query}}"),
+        ),
     }
 }
 
@@ -489,6 +493,9 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
     // The hosts as a regex alternation (the arms that keep the host).
     let all = alternation(hosts.iter().map(String::as_str));
     Some(match c {
+        // A regex replacement cannot change case (Java's `replaceAll` has no `\L`): a dedup key
+        // of dedust's own engine only, never exported.
+        C::LowerPath(_) => return None,
         C::Https => (
             format!("^http://({})((?:/[^?#]*)?(?:\\?[^#]*)?)$", all),
             "https://$1$2".into(),

@@ -53,6 +53,9 @@ pub enum Feature<'a> {
     PathParam(&'a str),
     /// `label:L`: a host starting with a mobile or AMP label ([`crate::model::MOBILE_LABELS`]).
     Label(&'a str),
+    /// `lower:EXT`: a path with an upper-case letter whose last segment ends in `.EXT`
+    /// ([`crate::model::path_extension`]).
+    Lower(&'a str),
 }
 
 impl Feature<'_> {
@@ -67,6 +70,7 @@ impl Feature<'_> {
             Feature::Suffix(_) => "suffix".into(),
             Feature::PathParam(n) => format!("pparam:{n}"),
             Feature::Label(l) => format!("label:{l}"),
+            Feature::Lower(e) => format!("lower:{e}"),
         }
     }
 }
@@ -86,6 +90,7 @@ pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
         Some(C::Suffix(n)) => Some(Feature::Suffix(n)),
         Some(C::PathParam(n)) => Some(Feature::PathParam(n)),
         Some(C::HostLabel(l)) => Some(Feature::Label(l)),
+        Some(C::LowerPath(e)) => Some(Feature::Lower(e)),
         None => dropped_param(r).map(Feature::Param),
     }
 }
@@ -121,6 +126,11 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if let Some((dir, last)) = body.rsplit_once('/') {
         if !dir.is_empty() && !dir.ends_with('/') && crate::model::suffix_like(last) {
             out.push(Feature::Suffix(last));
+        }
+    }
+    if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+        if let Some(e) = crate::model::path_extension(p.path) {
+            out.push(Feature::Lower(e));
         }
     }
     // Each name once, however often a (hostile) segment repeats it: a URL is one candidate.

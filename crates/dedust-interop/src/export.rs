@@ -154,7 +154,9 @@ struct RegexRule<'a> {
 /// Why a cross-host rule is not exported.
 fn global_reason(r: &Rule) -> String {
     let mut s = "a cross-host dedup-key rule (scope *): `dedust normalize` uses it for the already-seen check".to_string();
-    if r.attested.is_empty() {
+    if matches!(r.convention, Some(dedust_core::Convention::LowerPath(_))) {
+        s.push_str("; it lower-cases the path, which a regex replacement cannot do");
+    } else if r.attested.is_empty() {
         s.push_str("; it becomes a fetch rewrite only on hosts whose own URLs attest its output, and there is none");
     } else {
         s.push_str(&format!(
@@ -281,7 +283,11 @@ fn regex_rules<'a>(
                         });
                     }
                 }
-                _ if hosts.is_empty() => skipped.push(skip(global_reason(r))),
+                _ if hosts.is_empty()
+                    || matches!(r.convention, Some(dedust_core::Convention::LowerPath(_))) =>
+                {
+                    skipped.push(skip(global_reason(r)))
+                }
                 _ => skipped.push(skip(format!(
                     "{}: {}",
                     global_reason(r),

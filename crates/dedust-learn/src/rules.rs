@@ -776,6 +776,26 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
     {
         out.push(GroupKey::Convention(Convention::PathParam(name)));
     }
+    // `/Dir/Page.aspx` ≡ `/dir/page.aspx`: paths that differ in the case of their letters only,
+    // on a server that ignores it (IIS), keyed by the extension both end in.
+    if same_query
+        && u.segs.len() == c.segs.len()
+        && u.segs
+            .iter()
+            .zip(&c.segs)
+            .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    {
+        let ext = |segs: &[String]| {
+            segs.last()
+                .and_then(|l| dedust_core::__private::model::path_extension(l))
+                .map(str::to_string)
+        };
+        if let (Some(a), Some(b)) = (ext(&u.segs), ext(&c.segs)) {
+            if a == b {
+                out.push(GroupKey::Convention(Convention::LowerPath(a)));
+            }
+        }
+    }
     if long.len() == short.len() + 1 && long[..short.len()] == short[..] {
         let last = &long[short.len()];
         if last.is_empty() && short.last().is_some_and(|s| !s.is_empty()) {

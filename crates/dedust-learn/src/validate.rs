@@ -101,6 +101,8 @@ struct UrlIndex<'a> {
     by_param: HashMap<&'a str, Vec<u32>>,
     by_path_param: HashMap<&'a str, Vec<u32>>,
     by_label: HashMap<&'a str, Vec<u32>>,
+    /// By path extension, for paths with an upper-case letter ([`Feature::Lower`]).
+    by_lower: HashMap<&'a str, Vec<u32>>,
     /// By suffix word, for the words of the rules being validated only (a crawl's last path
     /// segments are too many to index them all).
     by_suffix: HashMap<&'a str, Vec<u32>>,
@@ -216,6 +218,7 @@ impl<'a> UrlIndex<'a> {
             Feature::Param(n) => self.by_param.entry(n).or_default(),
             Feature::PathParam(n) => self.by_path_param.entry(n).or_default(),
             Feature::Label(l) => self.by_label.entry(l).or_default(),
+            Feature::Lower(e) => self.by_lower.entry(e).or_default(),
             Feature::Suffix(n) => self.by_suffix.entry(n).or_default(),
         }
     }
@@ -246,6 +249,9 @@ impl<'a> UrlIndex<'a> {
         }
         for (k, v) in other.by_label {
             self.by_label.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.by_lower {
+            self.by_lower.entry(k).or_default().extend(v);
         }
         for (k, v) in other.by_suffix {
             self.by_suffix.entry(k).or_default().extend(v);
@@ -279,6 +285,11 @@ impl<'a> UrlIndex<'a> {
                 self.by_label
                     .iter()
                     .map(|(l, v)| (Feature::Label(l), v.len())),
+            )
+            .chain(
+                self.by_lower
+                    .iter()
+                    .map(|(e, v)| (Feature::Lower(e), v.len())),
             )
             .chain([(Feature::Suffix(""), self.suffix_any)])
             .filter(|&(_, n)| n > 0)
@@ -317,6 +328,7 @@ impl<'a> UrlIndex<'a> {
                 Feature::Param(n) => self.by_param.get(n),
                 Feature::PathParam(n) => self.by_path_param.get(n),
                 Feature::Label(l) => self.by_label.get(l),
+                Feature::Lower(e) => self.by_lower.get(e),
                 Feature::Suffix(n) => self.by_suffix.get(n),
             };
             return list.map_or(&[], |v| v.as_slice());
@@ -2215,6 +2227,51 @@ mod tests {
             .filter(|c| c.id.starts_with("c.org"))
             .collect();
         assert_eq!(kept_conventions(&alone), Vec::<String>::new());
+    }
+
+    #[test]
+    fn case_insensitive_paths_are_learned_across_sites_by_extension() {
+        // IIS sites answer `/News/Item1.aspx` and `/news/item1.aspx` alike; on d.org (a server
+        // that minds case) the two are different pages.
+        let mut clusters = Vec::new();
+        for h in ["a.org", "b.net", "c.com"] {
+            for i in 0..4 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/News/Item{i}.aspx?id={i}"),
+                        &format!("http://{h}/news/item{i}.aspx?id={i}"),
+                    ],
+                ));
+            }
+        }
+        clusters.push(mk("d1", &["http://d.org/Docs/Page1.aspx"]));
+        clusters.push(mk("d2", &["http://d.org/docs/page1.aspx"]));
+        let (mut cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+        let g = kept
+            .iter()
+            .find(|r| r.pattern == "*://*{/Path}.aspx{?query}")
+            .expect("kept");
+        assert_eq!((g.sites, g.except.clone()), (Some(3), vec!["d.org".into()]));
+        let n = Normalizer::new(kept.clone(), None);
+        let key = |u: &str| n.apply_rules(u.to_string()).url;
+        // A site never seen: one key for both spellings; the query keeps its case.
+        assert_eq!(
+            key("http://new.example/Shop/Cart.aspx?Q=A"),
+            "http://new.example/shop/cart.aspx?Q=A"
+        );
+        assert_eq!(
+            key("http://d.org/Docs/Page2.aspx"),
+            "http://d.org/Docs/Page2.aspx"
+        );
+        // Another extension is not the same server.
+        assert_eq!(
+            key("http://new.example/Shop/Cart.php"),
+            "http://new.example/Shop/Cart.php"
+        );
     }
 
     #[test]
