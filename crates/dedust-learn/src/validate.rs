@@ -1726,8 +1726,11 @@ fn deconflict(
         &Default::default(),
     );
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
-    // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL.
-    let mut claimed: HashMap<u32, u64> = HashMap::new();
+    // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL. Two
+    // parameter drops never conflict: each removes its own parameter and the passes compose
+    // them (`?highlight=&p=5&t=1` is sent to `?p=5&t=1` by one and `?highlight=&t=1` by the
+    // other, and to `?t=1` by both); a drop and a template or alias still do.
+    let mut claimed: HashMap<u32, (u64, bool)> = HashMap::new();
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
     // Each rule's rewrites, computed in parallel a batch of rules at a time (most rules touch
@@ -1763,16 +1766,18 @@ fn deconflict(
                 keep[k] = true;
                 continue;
             }
-            if outs
-                .iter()
-                .any(|(i, h)| claimed.get(i).is_some_and(|c| c != h))
-            {
+            let drop = r.kind == RuleKind::Drop;
+            if outs.iter().any(|(i, h)| {
+                claimed
+                    .get(i)
+                    .is_some_and(|&(c, by_drop)| c != *h && !(drop && by_drop))
+            }) {
                 removed += 1;
                 continue;
             }
             keep[k] = true;
             for (i, h) in outs {
-                claimed.entry(i).or_insert(h);
+                claimed.entry(i).or_insert((h, drop));
             }
         }
     }
