@@ -1398,7 +1398,8 @@ fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool
         return false;
     }
     // Per (cluster, domain): each URL's canonical hash and the rules that fired.
-    let mut groups: BTreeMap<(usize, String), Vec<(u64, &[u32])>> = BTreeMap::new();
+    type Group<'t> = Vec<(u64, &'t [u32])>;
+    let mut groups: BTreeMap<(usize, String), Group<'_>> = BTreeMap::new();
     for (l, (canon, fired, _)) in data.iter().zip(&trails.0) {
         if !touched.contains(&l.cluster) {
             continue;
