@@ -209,25 +209,29 @@ pub fn verdict(
     }
 }
 
-/// The family a cross-host convention pools its sites with: default documents whose name is
-/// `index.*` or `default.*` (`index.php`, `index.html`, `default.aspx`, any case) are one
-/// mechanism — a server answering for the directory — so evidence that `index.php` is the
-/// directory on three sites also speaks for `index.html` seen on one. Other rules have none.
+/// The family a cross-host convention pools its sites with: default documents named `index`
+/// or `default` with a server-page extension (`index.php`, `index.html`, `default.aspx`, …,
+/// any case) are one mechanism — a server answering for the directory — so evidence that
+/// `index.php` is the directory on three sites also speaks for `index.html` seen on one. A feed
+/// or a backup (`index.xml`, `index.php.bak`) is not in it; other rules have no family.
 ///
 /// ```
 /// use dedust_core::__private::judge::site_family;
-/// use dedust_core::convention_rule;
-/// use dedust_core::Convention;
-/// assert!(site_family(&convention_rule(Convention::DefaultDoc("Default.aspx".into()))).is_some());
-/// assert!(site_family(&convention_rule(Convention::DefaultDoc("home.html".into()))).is_none());
+/// use dedust_core::{convention_rule, Convention};
+/// let doc = |n: &str| convention_rule(Convention::DefaultDoc(n.into()));
+/// assert!(site_family(&doc("Default.aspx")).is_some());
+/// assert!(site_family(&doc("index.xml")).is_none());
+/// assert!(site_family(&doc("home.html")).is_none());
 /// assert!(site_family(&convention_rule(Convention::TrailingSlash)).is_none());
 /// ```
 pub fn site_family(r: &Rule) -> Option<&'static str> {
+    const PAGES: &[&str] = &["html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm"];
     match &r.convention {
         Some(crate::model::Convention::DefaultDoc(name)) if r.is_global() => {
             let (stem, ext) = name.split_once('.')?;
             let stem = stem.to_ascii_lowercase();
-            (!ext.is_empty() && (stem == "index" || stem == "default")).then_some("default-doc")
+            let page = PAGES.iter().any(|p| p.eq_ignore_ascii_case(ext));
+            (page && (stem == "index" || stem == "default")).then_some("default-doc")
         }
         _ => None,
     }
@@ -235,15 +239,15 @@ pub fn site_family(r: &Rule) -> Option<&'static str> {
 
 /// Registrable domains each site family ([`site_family`]) holds on: the union of
 /// [`Rule::supporting`] over the family's rules that pass `min_support` and `max_fpr` on their
-/// own (a member that merged different content adds nothing). The same numbers from one run's
+/// own (a member that merged different content adds nothing). The same sets from one run's
 /// candidates and from `merge`'s pooled evidence, whose `supporting` lists are united.
 ///
 /// # Complexity
 /// `O(R + S log S)` for `R` rules and `S` supporting domains of family members.
-pub fn family_sites(
-    rules: &[Rule],
+pub fn family_sites<'r>(
+    rules: impl IntoIterator<Item = &'r Rule>,
     opts: &ValidateOptions,
-) -> std::collections::BTreeMap<&'static str, usize> {
+) -> std::collections::BTreeMap<&'static str, std::collections::BTreeSet<&'r str>> {
     let mut sets: std::collections::BTreeMap<&'static str, std::collections::BTreeSet<&str>> =
         Default::default();
     for r in rules {
@@ -256,7 +260,22 @@ pub fn family_sites(
             .or_default()
             .extend(r.supporting.iter().map(String::as_str));
     }
-    sets.into_iter().map(|(k, v)| (k, v.len())).collect()
+    sets
+}
+
+/// The sites `r` may count from its family ([`family_sites`]): the family's domains less the
+/// ones where `r` itself merged different content (its `except`), for [`verdict`]'s
+/// `pooled_sites`; `None` outside a family.
+pub fn pooled_sites(
+    r: &Rule,
+    families: &std::collections::BTreeMap<&'static str, std::collections::BTreeSet<&str>>,
+) -> Option<usize> {
+    let set = families.get(site_family(r)?)?;
+    Some(
+        set.iter()
+            .filter(|d| r.except.binary_search_by(|e| e.as_str().cmp(d)).is_err())
+            .count(),
+    )
 }
 
 /// The many → one family a rule belongs to: its host and its fixed target. The rules of one
@@ -344,14 +363,21 @@ fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
 }
 
 /// Application order: host-scoped rules before cross-host ones (host evidence wins); among
-/// cross-host rules parameter drops first and conventions last (a cross-host template names its
+/// cross-host rules parameter drops first and conventions last (`lower_path` last of all) (a cross-host template names its
 /// source's whole query and path, `index.php?id={int}&option=com_content`, so it must see the URL
 /// after the noise is dropped and before `index.php` becomes `/`); then more specific first,
 /// then better, then id.
 pub fn order(rules: &mut [Rule]) {
+    // Lower-casing a path comes after the other conventions: a default document is matched
+    // as written (`/Dir/Default.aspx` → `/Dir/` before `/dir/default.aspx`).
     let stage = |r: &Rule| match (r.is_global(), r.kind) {
         (false, _) => 0,
         (true, RuleKind::Drop) => 1,
+        (true, RuleKind::Convention)
+            if matches!(r.convention, Some(crate::model::Convention::LowerPath(_))) =>
+        {
+            4
+        }
         (true, RuleKind::Convention) => 3,
         (true, _) => 2,
     };

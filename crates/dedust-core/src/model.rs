@@ -248,23 +248,45 @@ pub fn path_extension(path: &str) -> Option<&str> {
 pub fn lower_path(path: &str) -> Option<String> {
     let b = path.as_bytes();
     let mut out: Option<Vec<u8>> = None;
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && b[i + 1].is_ascii_hexdigit()
-            && b[i + 2].is_ascii_hexdigit()
-        {
-            i += 3;
-            continue;
-        }
-        if b[i].is_ascii_uppercase() {
-            out.get_or_insert_with(|| b.to_vec())[i] = b[i].to_ascii_lowercase();
-        }
-        i += 1;
+    for i in upper_outside_escapes(b) {
+        out.get_or_insert_with(|| b.to_vec())[i] = b[i].to_ascii_lowercase();
     }
     // Only ASCII bytes changed, so the text stays UTF-8.
     out.map(|v| String::from_utf8(v).expect("ASCII case change keeps UTF-8"))
+}
+
+/// Whether [`lower_path`] changes `path` (without building the new path).
+///
+/// ```
+/// use dedust_core::__private::model::lower_path_changes;
+/// assert!(lower_path_changes("/News/x.aspx"));
+/// assert!(!lower_path_changes("/n/%C3%A9.aspx"));
+/// ```
+pub fn lower_path_changes(path: &str) -> bool {
+    upper_outside_escapes(path.as_bytes()).next().is_some()
+}
+
+/// Positions of the upper-case ASCII letters of `b` outside `%XX` escapes, in order.
+fn upper_outside_escapes(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let k = i;
+            if b[k] == b'%'
+                && k + 2 < b.len()
+                && b[k + 1].is_ascii_hexdigit()
+                && b[k + 2].is_ascii_hexdigit()
+            {
+                i += 3;
+                continue;
+            }
+            i += 1;
+            if b[k].is_ascii_uppercase() {
+                return Some(k);
+            }
+        }
+        None
+    })
 }
 
 /// The leading host labels a [`Convention::HostLabel`] may drop: the separate mobile and AMP

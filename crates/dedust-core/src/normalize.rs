@@ -161,7 +161,7 @@ impl GlobalRules {
                 out.extend_from_slice(v);
             }
         }
-        if !self.lower.is_empty() && p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+        if !self.lower.is_empty() && crate::model::lower_path_changes(p.path) {
             if let Some(v) = crate::model::path_extension(p.path).and_then(|e| self.lower.get(e)) {
                 out.extend_from_slice(v);
             }
@@ -1528,6 +1528,11 @@ mod tests {
             ("https://a.org/News/Item.asp", None),
             ("https://a.org/News.aspx/Item", None),
             ("https://a.org/News/", None),
+            // `%ZZ` and a cut `%4` are no escapes: their letters are lower-cased.
+            (
+                "https://a.org/A%ZZ/%4A%%4B/%4.aspx",
+                Some("https://a.org/a%zz/%4A%%4B/%4.aspx"),
+            ),
         ];
         let c = Convention::LowerPath("aspx".into());
         let rule = convention_rule(c.clone());
@@ -1542,7 +1547,14 @@ mod tests {
                 want.unwrap_or(url),
                 "{url}"
             );
+            // Idempotent.
+            let once = want.unwrap_or(url);
+            assert_eq!(n.apply_rules(once.to_string()).url, once, "{url}");
         }
+        let long = format!("https://a.org/{}X.aspx", "Ab%4C".repeat(12_000));
+        let out = n.apply_rules(long.clone()).url;
+        assert_eq!(out.len(), long.len());
+        assert!(!crate::model::lower_path_changes(&out[13..]));
     }
 
     #[test]

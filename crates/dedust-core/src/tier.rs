@@ -53,8 +53,8 @@ pub enum Feature<'a> {
     PathParam(&'a str),
     /// `label:L`: a host starting with a mobile or AMP label ([`crate::model::MOBILE_LABELS`]).
     Label(&'a str),
-    /// `lower:EXT`: a path with an upper-case letter whose last segment ends in `.EXT`
-    /// ([`crate::model::path_extension`]).
+    /// `lower:EXT`: a path with an upper-case letter outside its `%XX` escapes whose last
+    /// segment ends in `.EXT` ([`crate::model::path_extension`]).
     Lower(&'a str),
 }
 
@@ -128,7 +128,7 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
             out.push(Feature::Suffix(last));
         }
     }
-    if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+    if crate::model::lower_path_changes(p.path) {
         if let Some(e) = crate::model::path_extension(p.path) {
             out.push(Feature::Lower(e));
         }

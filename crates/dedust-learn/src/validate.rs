@@ -1275,12 +1275,16 @@ pub(crate) fn select_cached(
     }
     // Sites pooled over each convention family (default documents), on every candidate.
     let family_sites = crate::judge::family_sites(&rules, opts);
+    let family_pooled: Vec<Option<usize>> = rules
+        .iter()
+        .map(|r| crate::judge::pooled_sites(r, &family_sites))
+        .collect();
     let cache: Vec<Option<RuleRewrites>> = match rewrites {
         Some(w) => w.into_iter().map(Some).collect(),
         None => vec![None; rules.len()],
     };
     let mut kept: Vec<(Rule, Option<RuleRewrites>)> = Vec::new();
-    for (r, c) in rules.into_iter().zip(cache) {
+    for ((r, c), pooled_sites) in rules.into_iter().zip(cache).zip(family_pooled) {
         // A rule alone in its family is judged by its own evidence only.
         let family = collapse_family(&r)
             .and_then(|(h, t)| pooled.get(&(h.to_string(), t.to_string())).copied())
@@ -1291,12 +1295,7 @@ pub(crate) fn select_cached(
         let v = match decided {
             Some(d) if r.is_global() && d.contains(&r.id) => Verdict::Keep,
             Some(_) if r.is_global() => Verdict::LowSupport,
-            _ => verdict(
-                &r,
-                opts,
-                family,
-                crate::judge::site_family(&r).and_then(|f| family_sites.get(f).copied()),
-            ),
+            _ => verdict(&r, opts, family, pooled_sites),
         };
         match v {
             Verdict::LowSupport => rep.low_support += 1,
@@ -1376,13 +1375,14 @@ fn finalize_counts(
 /// rule `g` sends URLs of a cluster to a canonical form other than the one the host's own rules
 /// give its cluster-mates (`/d/x/7/?mode=hybrid` → `/d/x/7?id=7` by the cross-host template
 /// after the `mode=hybrid` drop, while the host's template sends `/d/x/7/` to `/d/x/7`), and
-/// more often than `g` gives a URL the form of a cluster-mate there, the domain becomes an
+/// more often than `g` gives a URL the form of a cluster-mate `g` did not touch there, the domain becomes an
 /// exception of `g`. Cross-host drops and conventions compose with host rules and are left to
 /// the idempotence check. Returns whether an exception was added.
 ///
 /// # Complexity
 /// One pass over the trails; URLs of clusters a cross-host template or alias touched are split
-/// and grouped by (cluster, domain): `O(U)` plus `O(U_g)` splits.
+/// and grouped by (cluster, domain), and each group is counted by canonical form: `O(U)` plus
+/// `O(U_g)` splits and map updates.
 fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool {
     let moves = |i: u32| {
         let r = &rules[i as usize];
@@ -1410,9 +1410,17 @@ fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool
             .or_default()
             .push((*canon, fired));
     }
-    // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to a mate's.
+    // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to the form of
+    // a mate it did not touch (two URLs it sent to one wrong form do not vouch for each other).
     let mut tally: BTreeMap<(u32, &str), (usize, usize)> = BTreeMap::new();
     for ((_, d), urls) in &groups {
+        // Each URL's cross-host templates and aliases, once each (a rule may fire in two passes).
+        let gs_of = |fired: &[u32]| -> Vec<u32> {
+            let mut gs: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
+            gs.sort_unstable();
+            gs.dedup();
+            gs
+        };
         let host_forms: HashSet<u64> = urls
             .iter()
             .filter(|(_, f)| {
@@ -1420,17 +1428,21 @@ fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool
             })
             .map(|(c, _)| *c)
             .collect();
-        for (k, (canon, fired)) in urls.iter().enumerate() {
-            let joined = urls
-                .iter()
-                .enumerate()
-                .any(|(j, (c, _))| j != k && c == canon);
+        // Per canonical form: its URLs, and how many of them each rule touched (linear in the
+        // group, however many URLs share one form: a login wall's thousands).
+        let mut forms: HashMap<u64, (usize, BTreeMap<u32, usize>)> = HashMap::new();
+        for (canon, fired) in urls {
+            let e = forms.entry(*canon).or_default();
+            e.0 += 1;
+            for g in gs_of(fired) {
+                *e.1.entry(g).or_default() += 1;
+            }
+        }
+        for (canon, fired) in urls {
             let split = !host_forms.is_empty() && !host_forms.contains(canon);
-            // A rule that fired twice on the URL (two passes) counts once.
-            let mut gs: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
-            gs.sort_unstable();
-            gs.dedup();
-            for g in gs {
+            let (n, with) = &forms[canon];
+            for g in gs_of(fired) {
+                let joined = *n > with.get(&g).copied().unwrap_or(0);
                 let t = tally.entry((g, d.as_str())).or_default();
                 t.0 += usize::from(split);
                 t.1 += usize::from(joined);
@@ -1728,10 +1740,12 @@ fn deconflict(
     );
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL. Two
-    // parameter drops never conflict: each removes its own parameter and the passes compose
-    // them (`?highlight=&p=5&t=1` is sent to `?p=5&t=1` by one and `?highlight=&t=1` by the
-    // other, and to `?t=1` by both); a drop and a template or alias still do.
-    let mut claimed: HashMap<u32, (u64, bool)> = HashMap::new();
+    // parameter drops do not conflict when neither needs what the other drops: each removes
+    // its own parameter and the passes compose them (`?highlight=&p=5&t=1` is sent to
+    // `?p=5&t=1` by one and `?highlight=&t=1` by the other, and to `?t=1` by both); a drop of
+    // `p` kept where `t` is present and a drop of `t` kept where `p` is do conflict (the first
+    // to fire disables the other), and so do a drop and a template or alias.
+    let mut claimed: HashMap<u32, (u64, Option<usize>)> = HashMap::new();
     let mut keep = vec![false; rules.len()];
     let mut removed = 0;
     // Each rule's rewrites, computed in parallel a batch of rules at a time (most rules touch
@@ -1769,16 +1783,16 @@ fn deconflict(
             }
             let drop = r.kind == RuleKind::Drop;
             if outs.iter().any(|(i, h)| {
-                claimed
-                    .get(i)
-                    .is_some_and(|&(c, by_drop)| c != *h && !(drop && by_drop))
+                claimed.get(i).is_some_and(|&(c, by)| {
+                    c != *h && !(drop && by.is_some_and(|o| drops_compose(r, &rules[o])))
+                })
             }) {
                 removed += 1;
                 continue;
             }
             keep[k] = true;
             for (i, h) in outs {
-                claimed.entry(i).or_insert((h, drop));
+                claimed.entry(i).or_insert((h, drop.then_some(k)));
             }
         }
     }
@@ -1789,6 +1803,31 @@ fn deconflict(
         .map(|(r, _)| r)
         .collect();
     (kept, removed)
+}
+
+/// Whether two host drop rules compose: neither drops a parameter the other needs present
+/// (its context, the parameters its target copies).
+fn drops_compose(a: &Rule, b: &Rule) -> bool {
+    let context = |r: &Rule| -> Vec<String> {
+        r.output
+            .query
+            .iter()
+            .flatten()
+            .map(|(n, _)| n.clone())
+            .collect()
+    };
+    let dropped = |r: &Rule| -> Vec<String> {
+        let ctx = context(r);
+        r.source
+            .required
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| !ctx.contains(n))
+            .chain(r.source.optional.iter().cloned())
+            .collect()
+    };
+    let (ca, cb) = (context(a), context(b));
+    !dropped(a).iter().any(|n| cb.contains(n)) && !dropped(b).iter().any(|n| ca.contains(n))
 }
 
 /// Remove rules until normalize∘normalize = normalize on every data URL and rule output. Where a
@@ -2038,6 +2077,11 @@ mod tests {
                 query: Some(vec![]),
             },
         );
+        // A second session parameter `y`: `/d/N/?x=1&y=1` reaches the form `g` gives `/d/N/?x=1`,
+        // which does not make the two vouch for `g` (neither is a form the host gives).
+        let mut y = x.clone();
+        y.source.required = vec![("y".into(), ValPat::Pieces(vec![Piece::Lit("1".into())]))];
+        dedust_core::describe(&mut y);
         let lab = |url: &str, cluster: usize| Labeled {
             url: url.into(),
             cluster,
@@ -2046,11 +2090,12 @@ mod tests {
         for n in 1..=3 {
             data.push(lab(&format!("https://a.org/d/{n}/?s=9f8e7d{n}"), n));
             data.push(lab(&format!("https://a.org/d/{n}/?x=1"), n));
+            data.push(lab(&format!("https://a.org/d/{n}/?x=1&y=1"), n));
             // b.org has no rule of its own: `g` merges its pages.
             data.push(lab(&format!("https://b.org/d/{n}/"), 10 + n));
             data.push(lab(&format!("https://b.org/d/{n}/?id={n}"), 10 + n));
         }
-        let (kept, _, _) = finalize(vec![g.clone(), h, x], &data);
+        let (kept, _, _) = finalize(vec![g.clone(), h, x, y], &data);
         let g = kept.iter().find(|r| r.id == g.id).expect("g kept");
         assert_eq!(g.except, vec!["a.org".to_string()]);
         let n = Normalizer::new(kept.clone(), None);
@@ -2059,7 +2104,69 @@ mod tests {
             key("https://a.org/d/1/?x=1"),
             key("https://a.org/d/1/?s=9f8e7d1")
         );
+        assert_eq!(
+            key("https://a.org/d/1/?x=1&y=1"),
+            key("https://a.org/d/1/?s=9f8e7d1")
+        );
         assert_eq!(key("https://b.org/d/1/"), "https://b.org/d/1/?id=1");
+    }
+
+    #[test]
+    fn host_drops_compose_unless_one_needs_what_the_other_drops() {
+        use crate::rules::{CapType, Piece, Source, Target, ValOut, ValPat};
+        // Drop `name` where the `context` parameters are present (and kept).
+        let drop = |name: &str, context: &[&str]| {
+            let mut required: Vec<(String, ValPat)> = context
+                .iter()
+                .map(|c| (c.to_string(), ValPat::Any))
+                .chain([(
+                    name.to_string(),
+                    ValPat::Pieces(vec![Piece::Cap(CapType::Int)]),
+                )])
+                .collect();
+            required.sort();
+            Rule::new(
+                RuleKind::Drop,
+                Source {
+                    scheme: None,
+                    host: "a.org".into(),
+                    path: None,
+                    required,
+                    optional: vec![],
+                    rest: true,
+                },
+                Target {
+                    scheme: None,
+                    host: None,
+                    path: None,
+                    query: Some(
+                        context
+                            .iter()
+                            .map(|c| (c.to_string(), ValOut::Copy))
+                            .collect(),
+                    ),
+                },
+            )
+        };
+        let data: Vec<Labeled> = ["https://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]
+            .iter()
+            .map(|u| Labeled {
+                url: u.to_string(),
+                cluster: 0,
+            })
+            .collect();
+        // `h` and `p` dropped where `t` is: both kept, composed to `?t=1`.
+        let (kept, conflicts, _) = finalize(vec![drop("h", &["t"]), drop("p", &["t"])], &data);
+        assert_eq!((kept.len(), conflicts), (2, 0));
+        let n = Normalizer::new(kept, None);
+        assert_eq!(
+            n.apply_rules(data[0].url.clone()).url,
+            "https://a.org/s?t=1"
+        );
+        // `p` dropped where `t` is, `t` dropped where `p` is: whichever fires first disables the
+        // other, so they conflict and one goes.
+        let (kept, conflicts, _) = finalize(vec![drop("p", &["t"]), drop("t", &["p"])], &data);
+        assert_eq!((kept.len(), conflicts), (1, 1));
     }
 
     #[test]
