@@ -2018,6 +2018,15 @@ mod tests {
         }
     }
 
+    /// The rules learned and selected from `clusters` with default options (cross-host
+    /// evidence per site included).
+    fn learned(clusters: &[Cluster]) -> Vec<Rule> {
+        let (mut cands, _) = learn_candidates(clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(clusters, &BaseOptions::default());
+        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        select(cands, &st, &data, &ValidateOptions::default()).0
+    }
+
     #[test]
     fn a_host_template_wins_over_a_cross_host_template_that_splits_its_clusters() {
         use crate::rules::{CapType, Piece, SegOut, Source, Target, ValOut, ValPat};
@@ -2314,11 +2323,8 @@ mod tests {
             }
         }
         let kept_conventions = |clusters: &[Cluster]| -> Vec<String> {
-            let (mut cands, _) = learn_candidates(clusters, &LearnOptions::default(), &|_| {});
-            let (data, _) = labeled(clusters, &BaseOptions::default());
-            let st = rule_stats_and_sites(&mut cands, &data, &[]);
-            let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
-            kept.iter()
+            learned(clusters)
+                .iter()
                 .filter(|r| r.kind == RuleKind::Convention)
                 .map(|r| r.pattern.clone())
                 .collect()
@@ -2360,10 +2366,7 @@ mod tests {
         }
         clusters.push(mk("d1", &["http://d.org/Docs/Page1.aspx"]));
         clusters.push(mk("d2", &["http://d.org/docs/page1.aspx"]));
-        let (mut cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
-        let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats_and_sites(&mut cands, &data, &[]);
-        let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
+        let kept = learned(&clusters);
         let g = kept
             .iter()
             .find(|r| r.pattern == "*://*{/Path}.aspx{?query}")
