@@ -363,10 +363,10 @@ fn clopper_pearson_upper(x: usize, n: usize, alpha: f64) -> f64 {
 }
 
 /// Application order: host-scoped rules before cross-host ones (host evidence wins); among
-/// cross-host rules parameter drops first and conventions last (`lower_path` last of all) (a cross-host template names its
-/// source's whole query and path, `index.php?id={int}&option=com_content`, so it must see the URL
-/// after the noise is dropped and before `index.php` becomes `/`); then more specific first,
-/// then better, then id.
+/// cross-host rules parameter drops first and conventions last, `lower_path` last of all (a
+/// cross-host template names its source's whole query and path,
+/// `index.php?id={int}&option=com_content`, so it must see the URL after the noise is dropped
+/// and before `index.php` becomes `/`); then more specific first, then better, then id.
 pub fn order(rules: &mut [Rule]) {
     // Lower-casing a path comes after the other conventions: a default document is matched
     // as written (`/Dir/Default.aspx` → `/Dir/` before `/dir/default.aspx`).
