@@ -229,9 +229,11 @@ pub fn site_family(r: &Rule) -> Option<&'static str> {
     match &r.convention {
         Some(crate::model::Convention::DefaultDoc(name)) if r.is_global() => {
             let (stem, ext) = name.split_once('.')?;
-            let stem = stem.to_ascii_lowercase();
             let page = PAGES.iter().any(|p| p.eq_ignore_ascii_case(ext));
-            (page && (stem == "index" || stem == "default")).then_some("default-doc")
+            let dir = ["index", "default"]
+                .iter()
+                .any(|d| d.eq_ignore_ascii_case(stem));
+            (page && dir).then_some("default-doc")
         }
         _ => None,
     }

@@ -219,21 +219,19 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
                 !exposed || f.evidence.iter().any(|x| x.id == e.id)
             })
         };
-        let live: Vec<&Rule> = evidence
+        // The live candidates every exposed shard checked (the others a pooled run cannot
+        // decide), each checked once.
+        let checked: Vec<&Rule> = evidence
             .iter()
-            .filter(|e| !revoked.contains_key(&e.id))
+            .filter(|e| !revoked.contains_key(&e.id) && checked_everywhere(e))
             .collect();
-        // A family pools only members every exposed shard checked, as one run would have.
-        let family_sites = crate::judge::family_sites(
-            live.iter().copied().filter(|e| checked_everywhere(e)),
-            &opts,
-        );
-        for &e in &live {
+        // A family pools only such members, as one run would have.
+        let family_sites = crate::judge::family_sites(checked.iter().copied(), &opts);
+        for &e in &checked {
             // A template the shards learned from fewer than two sites in all is one a single
             // run would not have proposed (`Rule::domains`).
             let pooled = crate::judge::pooled_sites(e, &family_sites);
             if crate::judge::verdict(e, &opts, None, pooled) == crate::judge::Verdict::Keep
-                && checked_everywhere(e)
                 && e.domains.is_none_or(|d| d >= 2)
             {
                 let mut r = e.clone();

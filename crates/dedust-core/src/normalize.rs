@@ -161,9 +161,11 @@ impl GlobalRules {
                 out.extend_from_slice(v);
             }
         }
-        if !self.lower.is_empty() && crate::model::lower_path_changes(p.path) {
+        if !self.lower.is_empty() {
             if let Some(v) = crate::model::path_extension(p.path).and_then(|e| self.lower.get(e)) {
-                out.extend_from_slice(v);
+                if crate::model::lower_path_changes(p.path) {
+                    out.extend_from_slice(v);
+                }
             }
         }
         if !self.path_param.is_empty() {

@@ -128,8 +128,9 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
             out.push(Feature::Suffix(last));
         }
     }
-    if crate::model::lower_path_changes(p.path) {
-        if let Some(e) = crate::model::path_extension(p.path) {
+    // The extension first: a look at the last segment rules out most URLs before a scan.
+    if let Some(e) = crate::model::path_extension(p.path) {
+        if crate::model::lower_path_changes(p.path) {
             out.push(Feature::Lower(e));
         }
     }

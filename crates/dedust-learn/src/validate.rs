@@ -1397,51 +1397,47 @@ fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool
     if touched.is_empty() {
         return false;
     }
-    // Per (cluster, domain): each URL's canonical hash and the rules that fired.
-    type Group<'t> = Vec<(u64, &'t [u32])>;
-    let mut groups: BTreeMap<(usize, String), Group<'_>> = BTreeMap::new();
+    // Per (cluster, domain): each URL's canonical hash, its cross-host templates and aliases
+    // (each once: a rule may fire in two passes), and whether a host rule fired.
+    type Group = Vec<(u64, Vec<u32>, bool)>;
+    let mut groups: BTreeMap<(usize, String), Group> = BTreeMap::new();
     for (l, (canon, fired, _)) in data.iter().zip(&trails.0) {
         if !touched.contains(&l.cluster) {
             continue;
         }
         let Some(p) = split_url(&l.url) else { continue };
+        let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
+        moved.sort_unstable();
+        moved.dedup();
+        let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
         groups
             .entry((l.cluster, domain(p.host)))
             .or_default()
-            .push((*canon, fired));
+            .push((*canon, moved, by_host));
     }
     // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to the form of
     // a mate it did not touch (two URLs it sent to one wrong form do not vouch for each other).
     let mut tally: BTreeMap<(u32, &str), (usize, usize)> = BTreeMap::new();
     for ((_, d), urls) in &groups {
-        // Each URL's cross-host templates and aliases, once each (a rule may fire in two passes).
-        let gs_of = |fired: &[u32]| -> Vec<u32> {
-            let mut gs: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
-            gs.sort_unstable();
-            gs.dedup();
-            gs
-        };
         let host_forms: HashSet<u64> = urls
             .iter()
-            .filter(|(_, f)| {
-                f.iter().any(|&i| !rules[i as usize].is_global()) && !f.iter().any(|&i| moves(i))
-            })
-            .map(|(c, _)| *c)
+            .filter(|(_, moved, by_host)| *by_host && moved.is_empty())
+            .map(|(c, _, _)| *c)
             .collect();
         // Per canonical form: its URLs, and how many of them each rule touched (linear in the
         // group, however many URLs share one form: a login wall's thousands).
         let mut forms: HashMap<u64, (usize, BTreeMap<u32, usize>)> = HashMap::new();
-        for (canon, fired) in urls {
+        for (canon, moved, _) in urls {
             let e = forms.entry(*canon).or_default();
             e.0 += 1;
-            for g in gs_of(fired) {
+            for &g in moved {
                 *e.1.entry(g).or_default() += 1;
             }
         }
-        for (canon, fired) in urls {
+        for (canon, moved, _) in urls {
             let split = !host_forms.is_empty() && !host_forms.contains(canon);
             let (n, with) = &forms[canon];
-            for g in gs_of(fired) {
+            for &g in moved {
                 let joined = *n > with.get(&g).copied().unwrap_or(0);
                 let t = tally.entry((g, d.as_str())).or_default();
                 t.0 += usize::from(split);
@@ -1808,26 +1804,18 @@ fn deconflict(
 /// Whether two host drop rules compose: neither drops a parameter the other needs present
 /// (its context, the parameters its target copies).
 fn drops_compose(a: &Rule, b: &Rule) -> bool {
-    let context = |r: &Rule| -> Vec<String> {
-        r.output
-            .query
-            .iter()
-            .flatten()
-            .map(|(n, _)| n.clone())
-            .collect()
-    };
-    let dropped = |r: &Rule| -> Vec<String> {
-        let ctx = context(r);
+    fn needs(r: &Rule, name: &str) -> bool {
+        r.output.query.iter().flatten().any(|(n, _)| n == name)
+    }
+    fn dropped(r: &Rule) -> impl Iterator<Item = &String> {
         r.source
             .required
             .iter()
-            .map(|(n, _)| n.clone())
-            .filter(|n| !ctx.contains(n))
-            .chain(r.source.optional.iter().cloned())
-            .collect()
-    };
-    let (ca, cb) = (context(a), context(b));
-    !dropped(a).iter().any(|n| cb.contains(n)) && !dropped(b).iter().any(|n| ca.contains(n))
+            .map(|(n, _)| n)
+            .filter(move |n| !needs(r, n))
+            .chain(&r.source.optional)
+    }
+    !dropped(a).any(|n| needs(b, n)) && !dropped(b).any(|n| needs(a, n))
 }
 
 /// Remove rules until normalize∘normalize = normalize on every data URL and rule output. Where a
