@@ -13,6 +13,7 @@
 //! path ([`dedust_core::normalize_many`]); the module only wires: every decision is the
 //! engine's.
 
+use dedust_core::Changed;
 use dedust_core::LineStatus;
 use dedust_core::{BaseOptions, Error, Normalizer as Engine, RuleFile};
 use pyo3::create_exception;
@@ -20,6 +21,12 @@ use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// URLs per work unit of `normalize_many`: big enough that handing a unit over costs nothing
+/// against its work, small enough that the first answers come back early.
+const MANY_CHUNK: usize = 4096;
 
 create_exception!(
     dedust,
@@ -106,17 +113,66 @@ impl Normalizer {
         // line, passed through) and is answered with itself below.
         let strs: Vec<&str> = urls.iter().map(|u| u.to_str().unwrap_or("")).collect();
         let engine = &self.engine;
+        let chunks = strs.len().div_ceil(MANY_CHUNK);
+        let mut out = Vec::with_capacity(urls.len());
+        // Answers are turned into `str`s chunk by chunk, in order, while the workers compute
+        // the next chunks: the Python half of the work (one new `str` per changed URL) runs
+        // beside the engine instead of after it.
+        let emit = |out: &mut Vec<Bound<'py, PyString>>, i: usize, part: &Changed| {
+            let start = i * MANY_CHUNK;
+            for (o, u) in part.iter().zip(&urls[start..]) {
+                out.push(match o {
+                    Some(o) => PyString::new(py, o),
+                    None => u.clone(),
+                });
+            }
+        };
+        if chunks <= 1 {
+            let part = py.detach(|| dedust_core::normalize_many_changed(engine, &strs, 1));
+            emit(&mut out, 0, &part);
+            return out;
+        }
+        let next = AtomicUsize::new(0);
+        let (tx, mut rx) = mpsc::channel::<(usize, Changed)>();
         // The `&str`s are the strings' own UTF-8 buffers; `urls` holds a reference to every
-        // string until this call returns and `str` is immutable, so other threads may read them
-        // while the GIL is released.
-        let out = py.detach(|| dedust_core::normalize_many_changed(engine, &strs, threads()));
-        out.iter()
-            .zip(&urls)
-            .map(|(o, u)| match o {
-                Some(o) => PyString::new(py, o),
-                None => u.clone(),
-            })
-            .collect()
+        // string until this call returns and `str` is immutable, so the workers may read them
+        // while this thread makes new `str`s (or waits without the GIL).
+        std::thread::scope(|s| {
+            for _ in 0..threads().min(chunks) {
+                let (tx, next, strs) = (tx.clone(), &next, &strs);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= chunks {
+                        break;
+                    }
+                    let part = &strs[i * MANY_CHUNK..((i + 1) * MANY_CHUNK).min(strs.len())];
+                    let done = dedust_core::normalize_many_changed(engine, part, 1);
+                    if tx.send((i, done)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut ready: Vec<Option<Changed>> = (0..chunks).map(|_| None).collect();
+            let mut want = 0;
+            while want < chunks {
+                while let Some(part) = ready.get_mut(want).and_then(Option::take) {
+                    emit(&mut out, want, &part);
+                    want += 1;
+                }
+                if want == chunks {
+                    break;
+                }
+                let got;
+                (rx, got) = py.detach(move || {
+                    let got = rx.recv();
+                    (rx, got)
+                });
+                let (i, part) = got.expect("a normalize worker panicked");
+                ready[i] = Some(part);
+            }
+        });
+        out
     }
 
     /// `(canonical, rule id)`: the id of the rule that last changed the URL, or `None` when no

@@ -625,7 +625,12 @@ pub fn normalize_many_changed<S: AsRef<str> + Sync>(
 ) -> Changed {
     let run = |part: &[S]| -> ChangedPart {
         let mut buf = String::new();
-        let mut out = ChangedPart::default();
+        // Room for every input as its own output, the usual upper bound: the text is not
+        // moved while it grows.
+        let mut out = ChangedPart {
+            text: String::with_capacity(part.iter().map(|u| u.as_ref().len()).sum()),
+            spans: Vec::with_capacity(part.len()),
+        };
         for u in part {
             let span = match n.normalize_str_into(u.as_ref(), &mut buf) {
                 LineStatus::Url { changed: true, .. } => {
