@@ -8,9 +8,9 @@
 //! string that is one line (no `\r` or `\n`, at most 1 MiB) the output of `normalize` /
 //! `normalize_many` is byte for byte what `dedust normalize` writes for that line with the same
 //! rule files (a string that is no usable URL, or has no UTF-8 form, comes back unchanged, as
-//! `normalize` passes such a line through); `normalize_many` runs without the GIL on the
-//! engine's batch
-//! path ([`dedust_core::normalize_many`]); the module only wires: every decision is the
+//! `normalize` passes such a line through); `normalize_many` normalizes on worker threads
+//! without the GIL, on the engine's batch path ([`dedust_core::normalize_many_changed`]), while
+//! the calling thread makes the result strings; the module only wires: every decision is the
 //! engine's.
 
 use dedust_core::Changed;
