@@ -7,7 +7,9 @@
 #      surt, courlan and w3lib are installed (python3 -m pip install surt courlan w3lib);
 #   4. real URLs of 1,350 sites with declared-canonical-shaped variants (scripts/canonical_shaped.py),
 #      --split host, seeds 1-5, with the same generic canonicalizers; and the same with IIS pages'
-#      lower-case spelling as their variant (--case).
+#      lower-case spelling as their variant (--case);
+#   5. real static-file URLs of 600 sites with cache-buster variants, shaped like a web archive's
+#      digest groups (scripts/archive_shaped.py), --split host, seeds 1-5.
 # Usage: scripts/generalize.sh            (DEDUST=path/to/dedust to measure another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +66,20 @@ if [ -f ../shared/datasets/urls/kasztp.txt ]; then
 else
   echo "SKIP canonical-shaped row: ../shared/datasets/urls/kasztp.txt not found" >&2
 fi
+# Real static-file URLs with cache-buster variants (scripts/archive_shaped.py SEED), host split.
+if [ -f ../shared/datasets/urls/page-links.txt ]; then
+  r="| real static-file URLs, archive-shaped (600 sites), host split 50/50 |"
+  cells=""
+  for seed in 1 2 3 4 5; do
+    python3 scripts/archive_shaped.py "$seed" > "$tmp/a$seed.tsv"
+    c=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
+    r="$r $c |"
+    cells="$cells $c"
+  done
+  echo "$r $(echo "$cells" | mean) |"
+else
+  echo "SKIP archive-shaped row: ../shared/datasets/urls/page-links.txt not found" >&2
+fi
 # Generic canonicalizers on the same held-out halves (mean over the seeds).
 if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
   echo
@@ -82,6 +98,16 @@ if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
     for seed in 1 2 3 4 5; do
       d=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
       g=$(python3 scripts/generic_baselines.py "$tmp/k$seed/test.tsv" --json)
+      echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
+    done
+  fi
+  if [ -f "$tmp/a1.tsv" ]; then
+    echo
+    echo "| archive-shaped, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
+    echo "|---|---|---|---|---|"
+    for seed in 1 2 3 4 5; do
+      d=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/a$seed" 2>/dev/null | cell)
+      g=$(python3 scripts/generic_baselines.py "$tmp/a$seed/test.tsv" --json)
       echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
     done
   fi

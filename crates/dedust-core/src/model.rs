@@ -214,6 +214,34 @@ pub enum Convention {
     /// (IIS) answer both. The key lower-cases the path's ASCII letters (not the query, and not
     /// the hex digits of a `%XX` escape); see [`lower_path`].
     LowerPath(String),
+    /// `/a/file.EXT?q` ≡ `/a/file.EXT` for a static file type EXT ([`STATIC_EXTENSIONS`]: a
+    /// stylesheet, script, icon, font or Flash file): a plain file server answers the same
+    /// bytes whatever the query (cache busters `?ver=4.9.13`, a player's `?mediatype=audio`).
+    /// The key drops the whole query; see [`static_extension`].
+    StaticQuery(String),
+}
+
+/// The file types a [`Convention::StaticQuery`] may be learned for: files a web server sends
+/// as they are, whatever the query. Not among them: server pages (`php`, `asp`, `jsp`…), feeds
+/// and sitemaps (`xml`), documents (`pdf`: often a script's output,
+/// `send-pdf.cgi/Name.pdf?acc_num=…`), raster images (resizers and image CDNs read `?w=`,
+/// `?width=`, `?resize=`; hit counters draw `counter.gif?page=…`) and audio or video
+/// (pseudo-streaming servers seek with `video.flv?start=…`).
+pub const STATIC_EXTENSIONS: &[&str] = &[
+    "css", "js", "ico", "svg", "swf", "woff", "woff2", "ttf", "otf", "eot",
+];
+
+/// The extension of a path's last segment when it names a static file type
+/// ([`STATIC_EXTENSIONS`], written in lower case).
+///
+/// ```
+/// use dedust_core::__private::model::static_extension;
+/// assert_eq!(static_extension("/includes/players.js"), Some("js"));
+/// assert_eq!(static_extension("/a/style.CSS"), None);
+/// assert_eq!(static_extension("/showthread.php"), None);
+/// ```
+pub fn static_extension(path: &str) -> Option<&str> {
+    path_extension(path).filter(|e| STATIC_EXTENSIONS.contains(e))
 }
 
 /// The extension of a path's last segment when it is a [`Convention::LowerPath`] candidate:

@@ -93,6 +93,8 @@ struct GlobalRules {
     label: KeyIndex<Vec<usize>>,
     /// Lower-case-path conventions, by the extension of the path's last segment.
     lower: KeyIndex<Vec<usize>>,
+    /// Static-file query conventions, by the extension of the path's last segment.
+    static_query: KeyIndex<Vec<usize>>,
     /// Other rules with required parameters, by the first one's name.
     param: KeyIndex<Vec<usize>>,
     /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
@@ -114,6 +116,7 @@ impl GlobalRules {
             (Some(C::PathParam(n)), _) => self.path_param.entry(n),
             (Some(C::HostLabel(l)), _) => self.label.entry(l),
             (Some(C::LowerPath(e)), _) => self.lower.entry(e),
+            (Some(C::StaticQuery(e)), _) => self.static_query.entry(e),
             // A literal first path segment is the narrower feature (`/product.php` rather
             // than every URL with an `id`).
             (None, _) => match (first_literal(r), r.source.required.first()) {
@@ -166,6 +169,13 @@ impl GlobalRules {
                 if crate::model::lower_path_changes(p.path) {
                     out.extend_from_slice(v);
                 }
+            }
+        }
+        if !self.static_query.is_empty() && p.query.is_some() {
+            if let Some(v) =
+                crate::model::static_extension(p.path).and_then(|e| self.static_query.get(e))
+            {
+                out.extend_from_slice(v);
             }
         }
         if !self.path_param.is_empty() {
@@ -1196,6 +1206,9 @@ fn apply_convention(
             let lower = crate::model::lower_path(path)?;
             Some(concat(&[scheme, "://", host, &lower, mark, query]))
         }
+        C::StaticQuery(ext) => (p.query.is_some()
+            && crate::model::static_extension(path) == Some(ext.as_str()))
+        .then(|| concat(&[scheme, "://", host, path])),
         C::PathParam(name) => {
             let r = crate::model::path_param(path, name)?;
             Some(concat(&[
@@ -1507,6 +1520,39 @@ mod tests {
             Convention::PathParam("jsessionid".into()),
             &["a.org"],
             &cases,
+        );
+    }
+
+    /// A static-file query convention drops the whole query of URLs whose last segment names
+    /// a file of its type; the export regex does what the engine does.
+    #[test]
+    fn static_query_convention_table() {
+        let cases = [
+            (
+                "https://a.org/inc/players.js?mediatype=audio",
+                Some("https://a.org/inc/players.js"),
+            ),
+            (
+                "http://a.org/a.min.js?v=3&x=1",
+                Some("http://a.org/a.min.js"),
+            ),
+            ("http://a.org/x.js?", Some("http://a.org/x.js")),
+            ("http://a.org/x.js", None),
+            ("http://a.org/x.JS?v=1", None),
+            ("http://a.org/x.json?v=1", None),
+            ("http://a.org/x.js/y?v=1", None),
+            ("http://a.org/page.php?f=x.js", None),
+            ("http://a.org/?f=x.js", None),
+        ];
+        let rule = check_convention(Convention::StaticQuery("js".into()), &["a.org"], &cases);
+        let n = Normalizer::new(vec![rule.clone()], None);
+        for (url, want) in cases {
+            let got = n.apply_rules(url.to_string()).url;
+            assert_eq!(got, want.unwrap_or(url), "engine on {url}");
+        }
+        assert_eq!(
+            (rule.pattern.as_str(), rule.target.as_str()),
+            ("*://*{/path}.js?{query}", "*://*{/path}.js")
         );
     }
 

@@ -125,6 +125,10 @@ fn convention_text(c: &crate::model::Convention, h: &str) -> (String, String) {
             format!("*://{h}{{/Path}}.{e}{{?query}}"),
             format!("*://{h}{{/path}}.{e}{{?query}}"),
         ),
+        C::StaticQuery(e) => (
+            format!("*://{h}{{/path}}.{e}?{{query}}"),
+            format!("*://{h}{{/path}}.{e}"),
+        ),
     }
 }
 
@@ -558,6 +562,20 @@ fn convention_regex(c: &crate::model::Convention, hosts: &[String]) -> Option<(S
                     escape(name)
                 ),
                 "$1://$2$3$4$5".into(),
+            )
+        }
+        // `/a/file.js?v=3` → `/a/file.js`: the extension ends the last segment.
+        C::StaticQuery(ext) => {
+            if !crate::model::STATIC_EXTENSIONS.contains(&ext.as_str()) {
+                return None;
+            }
+            (
+                format!(
+                    "^{SCHEME_RE}://({})(/(?:[^?#]*/)?[^/?#]*\\.{})\\?[^#]*$",
+                    all,
+                    escape(ext)
+                ),
+                "$1://$2$3".into(),
             )
         }
         // `/dir/item.do;NAME=v;x=1` → `/dir/item.do;x=1`: the first `;NAME=` of the last

@@ -56,6 +56,9 @@ pub enum Feature<'a> {
     /// `lower:EXT`: a path with an upper-case letter outside its `%XX` escapes whose last
     /// segment ends in `.EXT` ([`crate::model::path_extension`]).
     Lower(&'a str),
+    /// `squery:EXT`: a URL with a query whose path names a static file `….EXT`
+    /// ([`crate::model::static_extension`]).
+    StaticQuery(&'a str),
 }
 
 impl Feature<'_> {
@@ -71,6 +74,7 @@ impl Feature<'_> {
             Feature::PathParam(n) => format!("pparam:{n}"),
             Feature::Label(l) => format!("label:{l}"),
             Feature::Lower(e) => format!("lower:{e}"),
+            Feature::StaticQuery(e) => format!("squery:{e}"),
         }
     }
 }
@@ -91,6 +95,7 @@ pub fn rule_feature(r: &Rule) -> Option<Feature<'_>> {
         Some(C::PathParam(n)) => Some(Feature::PathParam(n)),
         Some(C::HostLabel(l)) => Some(Feature::Label(l)),
         Some(C::LowerPath(e)) => Some(Feature::Lower(e)),
+        Some(C::StaticQuery(e)) => Some(Feature::StaticQuery(e)),
         None => dropped_param(r).map(Feature::Param),
     }
 }
@@ -132,6 +137,9 @@ pub fn parts_exposure<'a>(p: &UrlParts<'a>, out: &mut Vec<Feature<'a>>) {
     if let Some(e) = crate::model::path_extension(p.path) {
         if crate::model::lower_path_changes(p.path) {
             out.push(Feature::Lower(e));
+        }
+        if p.query.is_some() && crate::model::STATIC_EXTENSIONS.contains(&e) {
+            out.push(Feature::StaticQuery(e));
         }
     }
     // Each name once, however often a (hostile) segment repeats it: a URL is one candidate.

@@ -796,6 +796,17 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             }
         }
     }
+    // `/a/players.js?mediatype=audio` ≡ `/a/players.js`: a static file whatever its query,
+    // keyed by the file type.
+    if u.segs == c.segs && !same_query && (!u.params.is_empty() || !c.params.is_empty()) {
+        if let Some(e) = u
+            .segs
+            .last()
+            .and_then(|l| dedust_core::__private::model::static_extension(l))
+        {
+            out.push(GroupKey::Convention(Convention::StaticQuery(e.to_string())));
+        }
+    }
     if long.len() == short.len() + 1 && long[..short.len()] == short[..] {
         let last = &long[short.len()];
         if last.is_empty() && short.last().is_some_and(|s| !s.is_empty()) {

@@ -103,6 +103,8 @@ struct UrlIndex<'a> {
     by_label: HashMap<&'a str, Vec<u32>>,
     /// By path extension, for paths with an upper-case letter ([`Feature::Lower`]).
     by_lower: HashMap<&'a str, Vec<u32>>,
+    /// By static file extension, for URLs with a query ([`Feature::StaticQuery`]).
+    by_static: HashMap<&'a str, Vec<u32>>,
     /// By suffix word, for the words of the rules being validated only (a crawl's last path
     /// segments are too many to index them all).
     by_suffix: HashMap<&'a str, Vec<u32>>,
@@ -219,6 +221,7 @@ impl<'a> UrlIndex<'a> {
             Feature::PathParam(n) => self.by_path_param.entry(n).or_default(),
             Feature::Label(l) => self.by_label.entry(l).or_default(),
             Feature::Lower(e) => self.by_lower.entry(e).or_default(),
+            Feature::StaticQuery(e) => self.by_static.entry(e).or_default(),
             Feature::Suffix(n) => self.by_suffix.entry(n).or_default(),
         }
     }
@@ -252,6 +255,9 @@ impl<'a> UrlIndex<'a> {
         }
         for (k, v) in other.by_lower {
             self.by_lower.entry(k).or_default().extend(v);
+        }
+        for (k, v) in other.by_static {
+            self.by_static.entry(k).or_default().extend(v);
         }
         for (k, v) in other.by_suffix {
             self.by_suffix.entry(k).or_default().extend(v);
@@ -291,6 +297,11 @@ impl<'a> UrlIndex<'a> {
                     .iter()
                     .map(|(e, v)| (Feature::Lower(e), v.len())),
             )
+            .chain(
+                self.by_static
+                    .iter()
+                    .map(|(e, v)| (Feature::StaticQuery(e), v.len())),
+            )
             .chain([(Feature::Suffix(""), self.suffix_any)])
             .filter(|&(_, n)| n > 0)
             .map(|(k, n)| (k.key(), n))
@@ -329,6 +340,7 @@ impl<'a> UrlIndex<'a> {
                 Feature::PathParam(n) => self.by_path_param.get(n),
                 Feature::Label(l) => self.by_label.get(l),
                 Feature::Lower(e) => self.by_lower.get(e),
+                Feature::StaticQuery(e) => self.by_static.get(e),
                 Feature::Suffix(n) => self.by_suffix.get(n),
             };
             return list.map_or(&[], |v| v.as_slice());
@@ -2375,6 +2387,47 @@ mod tests {
         assert_eq!(
             key("http://new.example/Shop/Cart.php"),
             "http://new.example/Shop/Cart.php"
+        );
+    }
+
+    #[test]
+    fn static_files_ignore_their_query_across_sites_by_file_type() {
+        // A script is the same file whatever its cache buster on a.org, b.net and c.com; on
+        // d.org a script generator reads its query (different files).
+        let mut clusters = Vec::new();
+        for h in ["a.org", "b.net", "c.com"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/js/app{i}.js"),
+                        &format!("http://{h}/js/app{i}.js?v={}", i + 7),
+                    ],
+                ));
+            }
+        }
+        clusters.push(mk("d1", &["http://d.org/gen.js?lang=en"]));
+        clusters.push(mk("d2", &["http://d.org/gen.js?lang=fr"]));
+        let kept = learned(&clusters);
+        let g = kept
+            .iter()
+            .find(|r| r.pattern == "*://*{/path}.js?{query}")
+            .expect("kept");
+        assert_eq!((g.sites, g.except.clone()), (Some(3), vec!["d.org".into()]));
+        let n = Normalizer::new(kept.clone(), None);
+        let key = |u: &str| n.apply_rules(u.to_string()).url;
+        // A site never seen: one key for every query of its scripts, not of its pages.
+        assert_eq!(
+            key("http://new.example/a/b.js?ver=4.1"),
+            "http://new.example/a/b.js"
+        );
+        assert_eq!(
+            key("http://new.example/a/b.php?ver=4.1"),
+            "http://new.example/a/b.php?ver=4.1"
+        );
+        assert_eq!(
+            key("http://d.org/gen.js?lang=de"),
+            "http://d.org/gen.js?lang=de"
         );
     }
 
