@@ -737,6 +737,19 @@ fn materialize<'a>(
         .collect()
 }
 
+/// Whether a last path segment names a file a server sends as it is rather than a page: a
+/// static file type ([`dedust_core::__private::model::STATIC_EXTENSIONS`]), an image, audio or
+/// video, or a document. Its query is evidence about that file, not about the site's pages.
+fn is_file_name(seg: &str) -> bool {
+    const MORE: &[&str] = &[
+        "gif", "jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff", "mp3", "mp4", "flv", "avi",
+        "mov", "webm", "ogg", "wav", "pdf", "zip", "gz", "doc", "docx", "xls", "xlsx", "ppt",
+    ];
+    dedust_core::__private::model::path_extension(seg).is_some_and(|e| {
+        dedust_core::__private::model::STATIC_EXTENSIONS.contains(&e) || MORE.contains(&e)
+    })
+}
+
 fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
     let mut v = p.to_vec();
     v.sort();
@@ -816,6 +829,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             out.push(GroupKey::Convention(Convention::DefaultDoc(last.clone())));
         }
     }
+    let file_path = u.segs.last().is_some_and(|l| is_file_name(l));
     let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
     let dup_names = unames.len() != u.params.len();
     let kept: Vec<&(String, Option<String>)> =
@@ -845,10 +859,14 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                 });
             }
             // Cross-host evidence: the same parameter on any host, and on this literal path.
-            out.push(GroupKey::GlobalDrop {
-                name: d.to_string(),
-                path: None,
-            });
+            // A file's query (`logo.png?v=3`, `app.js?id=7`) says nothing of pages: a static
+            // file counts for its own path (and for `static_query`) only.
+            if !file_path {
+                out.push(GroupKey::GlobalDrop {
+                    name: d.to_string(),
+                    path: None,
+                });
+            }
             if !u.segs.is_empty() && u.segs.iter().all(|s| !value_like(s)) {
                 out.push(GroupKey::GlobalDrop {
                     name: d.to_string(),

@@ -2432,6 +2432,36 @@ mod tests {
     }
 
     #[test]
+    fn a_files_query_is_no_evidence_about_pages() {
+        // Images with cache busters on three sites: `v` is noise on those files, which says
+        // nothing of `watch?v=` on a site never seen.
+        let mut clusters = Vec::new();
+        for h in ["a.org", "b.net", "c.com"] {
+            for i in 0..3 {
+                clusters.push(mk(
+                    &format!("{h}{i}"),
+                    &[
+                        &format!("http://{h}/img/logo{i}.png"),
+                        &format!("http://{h}/img/logo{i}.png?v={}", 1578219993 + i),
+                    ],
+                ));
+            }
+        }
+        let kept = learned(&clusters);
+        let n = Normalizer::new(kept.clone(), None);
+        let key = |u: &str| n.apply_rules(u.to_string()).url;
+        assert_eq!(
+            key("http://new.example/watch?v=dQw4w9WgXcQ"),
+            "http://new.example/watch?v=dQw4w9WgXcQ"
+        );
+        assert!(
+            kept.iter().all(|r| r.scope != "*"),
+            "no cross-host rule from files' queries: {:?}",
+            kept.iter().map(|r| &r.pattern).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
     fn cross_host_rule_gets_exceptions_and_needs_two_sites() {
         // `ref` is tracking on a.org and b.org and content on c.org.
         let mut clusters = Vec::new();
