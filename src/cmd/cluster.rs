@@ -8,7 +8,7 @@ pub fn run(a: ClusterArgs) -> anyhow::Result<i32> {
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let t = std::time::Instant::now();
     let bars = super::Bars::new();
-    bars.spin("reading");
+    bars.read("reading", &a.pages);
     let (pages, skipped) = super::read_pages_counted(&a.pages)?;
     let read = t.elapsed();
     let feats =

@@ -47,7 +47,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     let at = super::stamp_time()?;
     let t0 = Instant::now();
     let reading = super::Bars::new();
-    reading.spin("reading");
+    reading.read("reading", &a.input);
     let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
     reading.finish();
     if a.chatter.verbose {

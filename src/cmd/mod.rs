@@ -478,6 +478,48 @@ impl Bars {
         *key = None;
     }
 
+    /// A bar of bytes for reading `path` (the share of the file read so far, from
+    /// [`dedust::bytes_read`], with an ETA), or a spinner when the size is unknown (stdin, a
+    /// pipe, an empty file), until [`Bars::finish`] or the next bar.
+    pub fn read(&self, label: &str, path: &str) {
+        if !self.on {
+            return;
+        }
+        let size = (path != "-")
+            .then(|| std::fs::metadata(path).ok())
+            .flatten()
+            .filter(|m| m.is_file() && m.len() > 0)
+            .map(|m| m.len());
+        let Some(size) = size else {
+            return self.spin(label);
+        };
+        let b = indicatif::ProgressBar::new(size);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {msg:12} [{bar:40}] {bytes}/{total_bytes} ({eta})",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        b.set_message(label.to_string());
+        let start = dedust::bytes_read();
+        let poll = b.downgrade();
+        // Polls the count until the bar is finished, replaced or dropped.
+        std::thread::spawn(move || {
+            while let Some(b) = poll.upgrade().filter(|b| !b.is_finished()) {
+                b.set_position((dedust::bytes_read() - start).min(size));
+                drop(b);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let mut key = self.key.lock().expect("progress key");
+        let mut cur = self.cur.lock().expect("progress bar");
+        if let Some((_, old)) = cur.replace(("", b)) {
+            old.finish_and_clear();
+        }
+        *key = None;
+    }
+
     /// Clear the last bar.
     pub fn finish(&self) {
         if let Some((_, b)) = self.cur.lock().expect("progress bar").take() {

@@ -16,7 +16,7 @@ pub fn run(a: VerifyArgs) -> anyhow::Result<i32> {
     let opts = a.sim.options().map_err(|e| anyhow!(e))?;
     let (rules, revoked, base_settings) = super::load_rule_sets(&a.rules)?;
     let bars = super::Bars::new();
-    bars.spin("reading");
+    bars.read("reading", &a.pages);
     let pages = super::read_pages(&a.pages)?;
     let base = a.base.options();
     let checks = dedust::verify::verify_rules_with(&rules, &pages, &base, &opts, &|s, n| {
