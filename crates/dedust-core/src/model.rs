@@ -225,10 +225,11 @@ pub enum Convention {
 /// as they are, whatever the query. Not among them: server pages (`php`, `asp`, `jsp`…), feeds
 /// and sitemaps (`xml`), documents (`pdf`: often a script's output,
 /// `send-pdf.cgi/Name.pdf?acc_num=…`), raster images (resizers and image CDNs read `?w=`,
-/// `?width=`, `?resize=`; hit counters draw `counter.gif?page=…`) and audio or video
-/// (pseudo-streaming servers seek with `video.flv?start=…`).
+/// `?width=`, `?resize=`; hit counters draw `counter.gif?page=…`), SVG (badge and icon
+/// services draw `badge.svg?style=flat`) and audio or video (pseudo-streaming servers seek with
+/// `video.flv?start=…`).
 pub const STATIC_EXTENSIONS: &[&str] = &[
-    "css", "js", "ico", "svg", "swf", "woff", "woff2", "ttf", "otf", "eot",
+    "css", "js", "ico", "swf", "woff", "woff2", "ttf", "otf", "eot",
 ];
 
 /// The extension of a path's last segment when it names a static file type

@@ -737,17 +737,57 @@ fn materialize<'a>(
         .collect()
 }
 
-/// Whether a last path segment names a file a server sends as it is rather than a page: a
-/// static file type ([`dedust_core::__private::model::STATIC_EXTENSIONS`]), an image, audio or
-/// video, or a document. Its query is evidence about that file, not about the site's pages.
+/// Whether a last path segment names a file rather than a page: a static file type
+/// ([`dedust_core::__private::model::STATIC_EXTENSIONS`]), an image, audio or video, a document,
+/// an archive or a data file (`site.webmanifest`, `browserconfig.xml`: favicon boilerplate with
+/// `?v=` on many sites), its extension in any case (`IMG_1234.JPG`). Its query is evidence
+/// about that file, not about the site's pages.
 fn is_file_name(seg: &str) -> bool {
     const MORE: &[&str] = &[
-        "gif", "jpg", "jpeg", "png", "webp", "bmp", "tif", "tiff", "mp3", "mp4", "flv", "avi",
-        "mov", "webm", "ogg", "wav", "pdf", "zip", "gz", "doc", "docx", "xls", "xlsx", "ppt",
+        "svg",
+        "gif",
+        "jpg",
+        "jpeg",
+        "png",
+        "webp",
+        "avif",
+        "bmp",
+        "tif",
+        "tiff",
+        "mp3",
+        "m4a",
+        "mp4",
+        "mpg",
+        "mpeg",
+        "flv",
+        "avi",
+        "mov",
+        "webm",
+        "ogg",
+        "wav",
+        "pdf",
+        "zip",
+        "gz",
+        "7z",
+        "rar",
+        "doc",
+        "docx",
+        "xls",
+        "xlsx",
+        "ppt",
+        "pptx",
+        "txt",
+        "csv",
+        "json",
+        "xml",
+        "webmanifest",
     ];
-    dedust_core::__private::model::path_extension(seg).is_some_and(|e| {
-        dedust_core::__private::model::STATIC_EXTENSIONS.contains(&e) || MORE.contains(&e)
-    })
+    let Some((_, ext)) = seg.rsplit_once('.') else {
+        return false;
+    };
+    let ext = ext.to_ascii_lowercase();
+    dedust_core::__private::model::STATIC_EXTENSIONS.contains(&ext.as_str())
+        || MORE.contains(&ext.as_str())
 }
 
 fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
@@ -859,8 +899,9 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                 });
             }
             // Cross-host evidence: the same parameter on any host, and on this literal path.
-            // A file's query (`logo.png?v=3`, `app.js?id=7`) says nothing of pages: a static
-            // file counts for its own path (and for `static_query`) only.
+            // A file's query (`logo.png?v=3`, `app.js?id=7`) says nothing of other sites'
+            // pages: across hosts a file counts for its own literal path (and `static_query`)
+            // only. (The host drops above stay: the host's own data validates them.)
             if !file_path {
                 out.push(GroupKey::GlobalDrop {
                     name: d.to_string(),
