@@ -41,42 +41,29 @@ else
 fi
 "$bin" synth --sites 100 --pages 60 --seed 1 -o "$tmp/syn" 2>/dev/null
 row "synthetic web (100 sites), host split 50/50" "$tmp/syn/clusters.tsv" host
-# Real URLs of 1,350 sites with declared-canonical-shaped variants (scripts/canonical_shaped.py
-# SEED writes the clusters of seed SEED), host split.
+# Sets a script writes from real URL lists, one per seed, host split: `shaped NAME PREFIX SCRIPT
+# [ARGS]` runs `python3 SCRIPT ARGS SEED` for seeds 1-5 (the clusters kept as $tmp/PREFIX$seed.tsv,
+# the halves in $tmp/PREFIX$seed/).
+shaped() {
+  local r="| $1 |" pre=$2 cells="" c
+  shift 2
+  for seed in 1 2 3 4 5; do
+    python3 "$@" "$seed" > "$tmp/$pre$seed.tsv"
+    c=$("$bin" evaluate --truth "$tmp/$pre$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/$pre$seed" 2>/dev/null | cell)
+    r="$r $c |"
+    cells="$cells $c"
+  done
+  echo "$r $(echo "$cells" | mean) |"
+}
 if [ -f ../shared/datasets/urls/kasztp.txt ]; then
-  r="| real URLs, canonical-shaped variants (1,350 sites), host split 50/50 |"
-  cells=""
-  for seed in 1 2 3 4 5; do
-    python3 scripts/canonical_shaped.py "$seed" > "$tmp/k$seed.tsv"
-    c=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/k$seed" 2>/dev/null | cell)
-    r="$r $c |"
-    cells="$cells $c"
-  done
-  echo "$r $(echo "$cells" | mean) |"
+  shaped "real URLs, canonical-shaped variants (1,350 sites), host split 50/50" k scripts/canonical_shaped.py
   # The same with IIS pages' lower-case spelling as their variant (`--case`).
-  r="| real URLs, canonical-shaped variants with IIS case variants (--case), host split 50/50 |"
-  cells=""
-  for seed in 1 2 3 4 5; do
-    python3 scripts/canonical_shaped.py "$seed" --case > "$tmp/kc$seed.tsv"
-    c=$("$bin" evaluate --truth "$tmp/kc$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
-    r="$r $c |"
-    cells="$cells $c"
-  done
-  echo "$r $(echo "$cells" | mean) |"
+  shaped "real URLs, canonical-shaped variants with IIS case variants (--case), host split 50/50" kc scripts/canonical_shaped.py --case
 else
   echo "SKIP canonical-shaped row: ../shared/datasets/urls/kasztp.txt not found" >&2
 fi
-# Real static-file URLs with cache-buster variants (scripts/archive_shaped.py SEED), host split.
 if [ -f ../shared/datasets/urls/page-links.txt ]; then
-  r="| real static-file URLs, archive-shaped (600 sites), host split 50/50 |"
-  cells=""
-  for seed in 1 2 3 4 5; do
-    python3 scripts/archive_shaped.py "$seed" > "$tmp/a$seed.tsv"
-    c=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
-    r="$r $c |"
-    cells="$cells $c"
-  done
-  echo "$r $(echo "$cells" | mean) |"
+  shaped "real static-file URLs, archive-shaped (600 sites), host split 50/50" a scripts/archive_shaped.py
 else
   echo "SKIP archive-shaped row: ../shared/datasets/urls/page-links.txt not found" >&2
 fi
@@ -106,7 +93,7 @@ if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
     echo "| archive-shaped, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
     echo "|---|---|---|---|---|"
     for seed in 1 2 3 4 5; do
-      d=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" --save "$tmp/a$seed" 2>/dev/null | cell)
+      d=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
       g=$(python3 scripts/generic_baselines.py "$tmp/a$seed/test.tsv" --json)
       echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
     done

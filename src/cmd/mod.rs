@@ -383,11 +383,17 @@ pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page
 
 /// A bar of `len` steps labelled `label`, in the style every subcommand uses.
 pub fn progress_bar(len: usize, label: &str) -> indicatif::ProgressBar {
-    let b = indicatif::ProgressBar::new(len as u64);
+    styled_bar(len as u64, label, "{pos}/{len}")
+}
+
+/// A bar of `len` units labelled `label`, its count written as `count` (an indicatif template
+/// piece: `{pos}/{len}`, `{bytes}/{total_bytes}`).
+fn styled_bar(len: u64, label: &str, count: &str) -> indicatif::ProgressBar {
+    let b = indicatif::ProgressBar::new(len);
     b.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {msg:12} [{bar:40}] {pos}/{len} ({eta})",
-        )
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {{msg:12}} [{{bar:40}}] {count} ({{eta}})"
+        ))
         .expect("template")
         .progress_chars("=> "),
     );
@@ -493,15 +499,7 @@ impl Bars {
         let Some(size) = size else {
             return self.spin(label);
         };
-        let b = indicatif::ProgressBar::new(size);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {msg:12} [{bar:40}] {bytes}/{total_bytes} ({eta})",
-            )
-            .expect("template")
-            .progress_chars("=> "),
-        );
-        b.set_message(label.to_string());
+        let b = styled_bar(size, label, "{bytes}/{total_bytes}");
         let start = dedust::bytes_read();
         let poll = b.downgrade();
         // Polls the count until the bar is finished, replaced or dropped.
