@@ -198,7 +198,18 @@ impl RuleFile {
             }
             None => return Err(err("missing \"version\"".into())),
         }
-        let mut f: RuleFile = serde_json::from_str(text).map_err(|e| err(e.to_string()))?;
+        // A kind of rule or convention this release does not know was most likely written by
+        // a newer one (conventions are added within version 1): say so.
+        let mut f: RuleFile = serde_json::from_str(text).map_err(|e| {
+            let m = e.to_string();
+            if m.starts_with("unknown variant") {
+                err(format!(
+                    "{m} (a rule kind or convention this dedust does not know: written by a newer dedust? upgrade dedust)"
+                ))
+            } else {
+                err(m)
+            }
+        })?;
         // Cross-host exceptions are looked up by binary search.
         for r in f.rules.iter_mut().chain(f.evidence.iter_mut()) {
             r.except.sort_unstable();
@@ -290,6 +301,19 @@ mod tests {
                 Some("missing \"version\""),
             ),
             ("{}".into(), Some("missing \"format\"")),
+            // A convention a newer release added (within version 1).
+            (
+                RuleFile::new(
+                    vec![crate::model::convention_rule(
+                        crate::model::Convention::StaticQuery("js".into()),
+                    )],
+                    BaseSettings::default(),
+                    None,
+                )
+                .to_json()
+                .replace("\"static_query\"", "\"future_kind\""),
+                Some("unknown variant `future_kind`"),
+            ),
             ("[1,".into(), Some("not JSON")),
         ];
         for (text, want) in cases {
@@ -299,6 +323,11 @@ mod tests {
                 Some(w) => {
                     let m = got.expect_err(&text).to_string();
                     assert!(m.contains(w) && m.contains("r.json"), "{text}: {m}");
+                    assert_eq!(
+                        m.contains("newer dedust"),
+                        w.starts_with("unknown variant"),
+                        "{m}"
+                    );
                 }
             }
         }
