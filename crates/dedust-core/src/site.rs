@@ -58,6 +58,25 @@ fn is_ipv4(h: &str) -> bool {
 /// assert!(!www_is_same_site("bbc.co.uk"));
 /// ```
 pub fn www_is_same_site(host: &str) -> bool {
+    // The last answer, per thread: links come in runs from one host.
+    thread_local! {
+        static LAST: std::cell::RefCell<(String, bool)> = const { std::cell::RefCell::new((String::new(), false)) };
+    }
+    if !host.starts_with("www.") {
+        return false;
+    }
+    LAST.with_borrow_mut(|(h, same)| {
+        if h != host {
+            h.clear();
+            h.push_str(host);
+            *same = www_is_same_site_uncached(host);
+        }
+        *same
+    })
+}
+
+/// [`www_is_same_site`] without the per-thread memo.
+fn www_is_same_site_uncached(host: &str) -> bool {
     let Some(h) = host.strip_prefix("www.") else {
         return false;
     };
