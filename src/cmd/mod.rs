@@ -520,8 +520,20 @@ impl Bars {
 
     /// Clear the last bar.
     pub fn finish(&self) {
-        if let Some((_, b)) = self.cur.lock().expect("progress bar").take() {
+        // Also from `drop`, maybe while a panic unwinds: a poisoned lock still holds the bar.
+        let mut cur = self
+            .cur
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, b)) = cur.take() {
             b.finish_and_clear();
         }
+    }
+}
+
+/// A command that fails mid-stage leaves no half-drawn bar above its error message.
+impl Drop for Bars {
+    fn drop(&mut self) {
+        self.finish();
     }
 }

@@ -202,7 +202,10 @@ impl RuleFile {
         // a newer one (conventions are added within version 1): say so.
         let mut f: RuleFile = serde_json::from_str(text).map_err(|e| {
             let m = e.to_string();
-            if m.starts_with("unknown variant") {
+            // The variant lists of a rule's kind and of a convention (not of a template piece,
+            // where an unknown name is a typo).
+            let kind_or_convention = m.contains("`convention`") || m.contains("`strip_www`");
+            if m.starts_with("unknown variant") && kind_or_convention {
                 err(format!(
                     "{m} (a rule kind or convention this dedust does not know: written by a newer dedust? upgrade dedust)"
                 ))
@@ -285,6 +288,8 @@ mod tests {
         let ok = RuleFile::new(vec![], BaseSettings::default(), None).to_json();
         let with_version = |v: &str| ok.replacen("\"version\": 1", &format!("\"version\": {v}"), 1);
         assert!(ok.contains("\"version\": 1"), "{ok}");
+        let mut piece_rule = crate::model::convention_rule(crate::model::Convention::TrailingSlash);
+        piece_rule.source.path = Some(vec![vec![crate::model::Piece::Lit("x".into())]]);
         let cases: Vec<(String, Option<&str>)> = vec![
             (ok.clone(), None),
             (format!("\u{feff}{ok}"), None),
@@ -314,6 +319,13 @@ mod tests {
                 .replace("\"static_query\"", "\"future_kind\""),
                 Some("unknown variant `future_kind`"),
             ),
+            // A mistyped template piece is no newer release's doing.
+            (
+                RuleFile::new(vec![piece_rule], BaseSettings::default(), None)
+                    .to_json()
+                    .replace("\"lit\":", "\"lyt\":"),
+                Some("unknown variant `lyt`"),
+            ),
             ("[1,".into(), Some("not JSON")),
         ];
         for (text, want) in cases {
@@ -325,7 +337,7 @@ mod tests {
                     assert!(m.contains(w) && m.contains("r.json"), "{text}: {m}");
                     assert_eq!(
                         m.contains("newer dedust"),
-                        w.starts_with("unknown variant"),
+                        w.starts_with("unknown variant `future"),
                         "{m}"
                     );
                 }
