@@ -303,7 +303,14 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
 fn looks_like_url(u: &str) -> bool {
     // A space inside a URL is common in real lists (`…#What to Expect`); the base layer's
     // WHATWG parser percent-encodes it, as `normalize` does. Other white space is a framing error.
-    u.contains("://") && !u.chars().any(|c| c.is_whitespace() && c != ' ')
+    // (ASCII text, nearly every URL, is checked byte by byte; Unicode white space needs chars.)
+    let framing = if u.is_ascii() {
+        u.bytes()
+            .any(|b| matches!(b, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'))
+    } else {
+        u.chars().any(|c| c.is_whitespace() && c != ' ')
+    };
+    u.contains("://") && !framing
 }
 
 /// Read clusters from a path (`-` = stdin).
@@ -443,6 +450,31 @@ pub fn read_clusters_from(
             };
         match fmt {
             InputFormat::Tsv | InputFormat::Csv => {
+                // The common line: a TSV record once the columns are known, its two fields
+                // taken without collecting the others.
+                if let (InputFormat::Tsv, Some((ci, ui))) = (fmt, cols) {
+                    let (mut c, mut u) = (None, None);
+                    for (k, f) in line.split('\t').enumerate() {
+                        if k == ci {
+                            c = Some(f);
+                        }
+                        if k == ui {
+                            u = Some(f);
+                        }
+                        if k >= ci.max(ui) {
+                            break;
+                        }
+                    }
+                    match (c, u) {
+                        (Some(c), Some(u)) if looks_like_url(u.trim()) && !c.trim().is_empty() => {
+                            acc.push(c.trim(), u.trim());
+                            rep.records += 1;
+                        }
+                        (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
+                        _ => rep.bad(lineno, "missing column"),
+                    }
+                    continue;
+                }
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
                 let Some((ci, ui)) = cols else {
                     let lower: Vec<String> = fields
