@@ -78,26 +78,20 @@ if python3 -c "import surt, courlan, w3lib" 2>/dev/null; then
     pick() { python3 -c "import json,sys; r={x['method']:x for x in json.loads(sys.argv[1])}['$1']; print(f\"{r['reduction']:.3f} / {r['lost']:.4f}\")" "$g"; }
     echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
   done
-  if [ -d "$tmp/k1" ]; then
+  # `versus TITLE PREFIX`: the same for a set `shaped` wrote (clusters $tmp/PREFIX$seed.tsv,
+  # held-out halves $tmp/PREFIX$seed/test.tsv).
+  versus() {
     echo
-    echo "| canonical-shaped, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
+    echo "| $1, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
     echo "|---|---|---|---|---|"
     for seed in 1 2 3 4 5; do
-      d=$("$bin" evaluate --truth "$tmp/k$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
-      g=$(python3 scripts/generic_baselines.py "$tmp/k$seed/test.tsv" --json)
+      d=$("$bin" evaluate --truth "$tmp/$2$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
+      g=$(python3 scripts/generic_baselines.py "$tmp/$2$seed/test.tsv" --json)
       echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
     done
-  fi
-  if [ -f "$tmp/a1.tsv" ]; then
-    echo
-    echo "| archive-shaped, host split: held-out half of seed | dedust rules | surt | courlan | w3lib |"
-    echo "|---|---|---|---|---|"
-    for seed in 1 2 3 4 5; do
-      d=$("$bin" evaluate --truth "$tmp/a$seed.tsv" --split host --test-fraction 0.5 --seed "$seed" 2>/dev/null | cell)
-      g=$(python3 scripts/generic_baselines.py "$tmp/a$seed/test.tsv" --json)
-      echo "| $seed | $d | $(pick surt) | $(pick courlan) | $(pick w3lib) |"
-    done
-  fi
+  }
+  if [ -d "$tmp/k1" ]; then versus canonical-shaped k; fi
+  if [ -d "$tmp/a1" ]; then versus archive-shaped a; fi
 else
   echo "SKIP generic canonicalizers: python3 -m pip install surt courlan w3lib" >&2
 fi
