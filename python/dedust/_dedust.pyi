@@ -20,7 +20,8 @@ class Normalizer:
     def normalize(self, url: str) -> str:
         """The canonical form of ``url`` (unchanged when it is no usable URL)."""
     def normalize_many(self, urls: Sequence[str]) -> List[str]:
-        """The canonical forms of ``urls``, in order, on all cores without the GIL."""
+        """The canonical forms of ``urls``, in order: worker threads on all cores normalize
+        without the GIL while the calling thread makes the result strings."""
     def explain(self, url: str) -> Tuple[str, Optional[str]]:
         """``(canonical, id of the rule that last changed it, or None)``."""
     def __len__(self) -> int: ...
