@@ -381,20 +381,35 @@ pub fn read_pages_counted(path: &str) -> anyhow::Result<(Vec<dedust::pages::Page
     Ok((pages, rep.skipped))
 }
 
+/// How long a bar runs before it shows an ETA.
+const ETA_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A bar of `len` steps labelled `label`, in the style every subcommand uses.
 pub fn progress_bar(len: usize, label: &str) -> indicatif::ProgressBar {
     styled_bar(len as u64, label, "{pos}/{len}")
 }
 
 /// A bar of `len` units labelled `label`, its count written as `count` (an indicatif template
-/// piece: `{pos}/{len}`, `{bytes}/{total_bytes}`).
+/// piece: `{pos}/{len}`, `{bytes}/{total_bytes}`). The ETA shows once it is stable: after
+/// [`ETA_AFTER`] and a twentieth of the work (before, the rate of the first steps says little).
 fn styled_bar(len: u64, label: &str, count: &str) -> indicatif::ProgressBar {
     let b = indicatif::ProgressBar::new(len);
     b.set_style(
         indicatif::ProgressStyle::with_template(&format!(
-            "{{spinner}} {{msg:12}} [{{bar:40}}] {count} ({{eta}})"
+            "{{spinner}} {{msg:12}} [{{bar:40}}] {count} ({{stable_eta}})"
         ))
         .expect("template")
+        .with_key(
+            "stable_eta",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let share = s.len().map_or(0.0, |n| s.pos() as f64 / n.max(1) as f64);
+                let _ = if s.elapsed() >= ETA_AFTER && share >= 0.05 {
+                    write!(w, "{:#}", indicatif::HumanDuration(s.eta()))
+                } else {
+                    write!(w, "…")
+                };
+            },
+        )
         .progress_chars("=> "),
     );
     b.set_message(label.to_string());
