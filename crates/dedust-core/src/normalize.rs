@@ -164,17 +164,19 @@ impl GlobalRules {
                 out.extend_from_slice(v);
             }
         }
-        if !self.lower.is_empty() {
-            if let Some(v) = crate::model::path_extension(p.path).and_then(|e| self.lower.get(e)) {
+        // Both keyed by the path's extension, found once (a rule of an unknown static type
+        // never applies: `apply_convention` checks the type).
+        let by_ext = !self.lower.is_empty() || (!self.static_query.is_empty() && p.query.is_some());
+        if let Some(e) = by_ext
+            .then(|| crate::model::path_extension(p.path))
+            .flatten()
+        {
+            if let Some(v) = self.lower.get(e) {
                 if crate::model::lower_path_changes(p.path) {
                     out.extend_from_slice(v);
                 }
             }
-        }
-        if !self.static_query.is_empty() && p.query.is_some() {
-            if let Some(v) =
-                crate::model::static_extension(p.path).and_then(|e| self.static_query.get(e))
-            {
+            if let Some(v) = self.static_query.get(e).filter(|_| p.query.is_some()) {
                 out.extend_from_slice(v);
             }
         }

@@ -300,6 +300,19 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
     }
 }
 
+/// One TSV or CSV record's cluster and URL fields (`None`: the line has too few fields): kept,
+/// or counted as a bad line with the reason.
+fn record(acc: &mut Acc, rep: &mut ReadReport, lineno: usize, c: Option<&str>, u: Option<&str>) {
+    match (c, u) {
+        (Some(c), Some(u)) if looks_like_url(u.trim()) && !c.trim().is_empty() => {
+            acc.push(c.trim(), u.trim());
+            rep.records += 1;
+        }
+        (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
+        _ => rep.bad(lineno, "missing column"),
+    }
+}
+
 fn looks_like_url(u: &str) -> bool {
     // A space inside a URL is common in real lists (`…#What to Expect`); the base layer's
     // WHATWG parser percent-encodes it, as `normalize` does. Other white space is a framing error.
@@ -465,14 +478,7 @@ pub fn read_clusters_from(
                             break;
                         }
                     }
-                    match (c, u) {
-                        (Some(c), Some(u)) if looks_like_url(u.trim()) && !c.trim().is_empty() => {
-                            acc.push(c.trim(), u.trim());
-                            rep.records += 1;
-                        }
-                        (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
-                        _ => rep.bad(lineno, "missing column"),
-                    }
+                    record(&mut acc, &mut rep, lineno, c, u);
                     continue;
                 }
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
@@ -499,14 +505,8 @@ pub fn read_clusters_from(
                     }
                     continue;
                 };
-                match (fields.get(ci), fields.get(ui)) {
-                    (Some(c), Some(u)) if looks_like_url(u.trim()) && !c.trim().is_empty() => {
-                        acc.push(c.trim(), u.trim());
-                        rep.records += 1;
-                    }
-                    (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
-                    _ => rep.bad(lineno, "missing column"),
-                }
+                let field = |k: usize| fields.get(k).map(|f| f.as_ref());
+                record(&mut acc, &mut rep, lineno, field(ci), field(ui));
             }
             InputFormat::Jsonl => {
                 let v: serde_json::Value = match serde_json::from_str(line) {

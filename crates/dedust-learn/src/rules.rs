@@ -785,9 +785,10 @@ fn is_file_name(seg: &str) -> bool {
     let Some((_, ext)) = seg.rsplit_once('.') else {
         return false;
     };
-    let ext = ext.to_ascii_lowercase();
-    dedust_core::__private::model::STATIC_EXTENSIONS.contains(&ext.as_str())
-        || MORE.contains(&ext.as_str())
+    dedust_core::__private::model::STATIC_EXTENSIONS
+        .iter()
+        .chain(MORE)
+        .any(|e| e.eq_ignore_ascii_case(ext))
 }
 
 fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
