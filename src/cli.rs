@@ -386,6 +386,11 @@ pub struct MergeArgs {
     /// Write the merged rule file here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
+    /// One step of a tree of merges: pool the evidence and keep the cross-host rules undecided
+    /// (a file only `merge` reads); a final `merge` of such files writes what one merge of all
+    /// the inputs writes
+    #[arg(long)]
+    pub partial: bool,
 }
 
 #[derive(Args, Debug)]

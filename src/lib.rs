@@ -42,7 +42,7 @@ mod merge_tests;
 pub use align::{AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{Column, ColumnClass, Consensus};
-pub use dedust_core::{merge, MergeReport};
+pub use dedust_core::{merge, merge_partial, MergeReport};
 pub use error::{Error, Result};
 pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};

@@ -396,3 +396,141 @@ fn a_default_document_family_pools_sites_across_shards() {
     // The one-site shard alone keeps nothing.
     assert!(docs(&run(&c)).is_empty());
 }
+
+/// Shards of a synthetic web (learned with `--shard`, sites kept whole, as the Spark job cuts
+/// them), merged flat and as trees of partial merges of any grouping: byte for byte one file.
+#[test]
+fn a_tree_of_partial_merges_writes_the_flat_merge() {
+    let web = crate::synth::synth(&crate::synth::SynthOptions {
+        sites: 16,
+        pages: 30,
+        seed: 4,
+        host_offset: 0,
+    });
+    let cfg = crate::LearnConfig {
+        learn: crate::LearnOptions {
+            shard: true,
+            ..Default::default()
+        },
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    // Five shards: rows by site (the registrable domain of the cluster's first URL).
+    let mut by_cluster: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for (c, u) in &web.rows {
+        by_cluster.entry(c).or_default().push(u.clone());
+    }
+    let mut shards: Vec<Vec<crate::rules::Cluster>> = vec![Vec::new(); 5];
+    for (id, urls) in by_cluster {
+        let host = url::Url::parse(&urls[0])
+            .unwrap()
+            .host_str()
+            .unwrap()
+            .to_string();
+        let site = crate::site::registrable_domain(&host).to_string();
+        shards[(crate::hash::fnv(&site) % 5) as usize].push(crate::rules::Cluster {
+            id: id.to_string(),
+            urls,
+        });
+    }
+    let files: Vec<RuleFile> = shards
+        .iter()
+        .map(|c| crate::pipeline::learn(c, &cfg, &|_, _, _| {}).file)
+        .collect();
+    let with_evidence = files.iter().filter(|f| !f.evidence.is_empty()).count();
+    assert!(
+        with_evidence >= 3,
+        "{with_evidence} shards with cross-host evidence"
+    );
+    let (flat, _) = merge(&files, &[]).unwrap();
+    assert!(
+        flat.rules.iter().any(|r| r.is_global()),
+        "{:#?}",
+        flat.rules
+    );
+    let part = |fs: &[RuleFile]| merge_partial(fs, &[]).unwrap().0;
+    let trees = [
+        vec![part(&files[..2]), part(&files[2..])],
+        vec![part(&files[..1]), part(&files[1..4]), files[4].clone()],
+        vec![
+            part(&[part(&files[..2]), part(&files[2..3])]),
+            part(&files[3..]),
+        ],
+        vec![part(&files)],
+    ];
+    for (i, t) in trees.iter().enumerate() {
+        assert!(t.iter().any(|f| f.partial));
+        let (m, _) = merge(t, &[]).unwrap();
+        assert_eq!(m.to_json(), flat.to_json(), "tree {i}");
+    }
+}
+
+/// A candidate one input of a partial merge was exposed to and did not validate is listed as
+/// unchecked, so a later merge does not keep it even where its other inputs all validated it;
+/// a partial file is refused by everything but `merge`.
+#[test]
+fn a_partial_merge_remembers_what_an_exposed_input_did_not_check() {
+    let cfg = crate::LearnConfig {
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    let mk = |id: String, u: [String; 2]| crate::rules::Cluster {
+        id,
+        urls: u.to_vec(),
+    };
+    let amp = |hosts: [&str; 2]| -> Vec<crate::rules::Cluster> {
+        (0..6)
+            .map(|i| {
+                let h = hosts[i % 2];
+                mk(
+                    format!("{h}{i}"),
+                    [
+                        format!("http://{h}/n/p{i}/"),
+                        format!("http://{h}/n/p{i}/amp/"),
+                    ],
+                )
+            })
+            .collect()
+    };
+    let other: Vec<crate::rules::Cluster> = (0..3)
+        .map(|i| {
+            mk(
+                format!("d{i}"),
+                [
+                    format!("http://www.c{i}.org/9"),
+                    format!("http://c{i}.org/9"),
+                ],
+            )
+        })
+        .collect();
+    let learn = |c: &[crate::rules::Cluster]| crate::pipeline::learn(c, &cfg, &|_, _, _| {}).file;
+    let (a, b, a2) = (
+        learn(&amp(["a.org", "b.org"])),
+        learn(&other),
+        learn(&amp(["e.org", "f.org"])),
+    );
+    let suffix = |f: &RuleFile| {
+        f.rules
+            .iter()
+            .filter(|r| matches!(r.convention, Some(crate::rules::Convention::Suffix(_))))
+            .count()
+    };
+    assert_eq!(suffix(&merge(&[a.clone(), a2.clone()], &[]).unwrap().0), 1);
+    let (flat, _) = merge(&[a.clone(), b.clone(), a2.clone()], &[]).unwrap();
+    assert_eq!(suffix(&flat), 0, "the www shard never checked it");
+    let (p, _) = merge_partial(&[a, b], &[]).unwrap();
+    assert!(!p.unchecked.is_empty());
+    let (m, _) = merge(&[p.clone(), a2], &[]).unwrap();
+    assert_eq!(suffix(&m), 0);
+    assert_eq!(m.to_json(), flat.to_json());
+    // Only `merge` reads a partial file.
+    let dir = std::env::temp_dir().join(format!("dedust-partial-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.json");
+    std::fs::write(&path, p.to_json()).unwrap();
+    let path = path.to_str().unwrap();
+    let e = RuleFile::read(path).unwrap_err().to_string();
+    assert!(e.contains("partial merge"), "{e}");
+    assert!(RuleFile::read_any(path).unwrap().partial);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -18,7 +18,9 @@ learn
     Units (sites, host groups) bigger than 1/8 of a partition are packed largest first onto the
     least-loaded partition, smaller ones hashed; the driver holds O(partitions) numbers. Each
     partition's rows are streamed as `cluster<TAB>url` TSV into `dedust learn - --shard`; the
-    partition rule files are combined with `dedust merge`. When the partitions learned
+    partition rule files are combined on the executors by a tree of `dedust merge --partial`
+    (`--merge-fanin` files a step), so the driver reads one file per pass and finishes it with
+    `dedust merge`. When the partitions learned
     cross-host candidates, pass 2 validates every partition's candidates on every partition
     (`--cross-host-candidates`: the tier is judged on all the data) and pass 3 learns host rules
     around the decided tier (`--cross-host-decided`); the merged pass-3 file is `--output`
@@ -249,6 +251,50 @@ def merge_files(texts, out):
             sys.exit(p.returncode)
 
 
+def merge_partial_part(texts):
+    """One step of the tree merge, on an executor: this partition's rule file texts written to
+    temporary files as they arrive (one held at a time) and combined by `dedust merge --partial`
+    into one partial file; a lone text passes as it is, an empty partition yields nothing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        files, last = [], None
+        for i, text in enumerate(texts):
+            f = os.path.join(tmp, f"part-{i:05d}.json")
+            with open(f, "w", encoding="utf-8") as o:
+                o.write(text)
+            files.append(f)
+            last = text
+        if not files:
+            return
+        if len(files) == 1:
+            yield last
+            return
+        last = None
+        out = os.path.join(tmp, "merged.json")
+        p = subprocess.run([dedust_bin(), "merge", "--partial", "-q", *files, "-o", out],
+                           capture_output=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"dedust merge --partial exited with {p.returncode}: "
+                               f"{p.stderr.decode('utf-8', 'replace')}")
+        with open(out, encoding="utf-8") as f:
+            yield f.read()
+
+
+def tree_merge(texts, fanin):
+    """The partitions' rule files (an RDD of texts) merged on the executors as a tree: each level
+    deals the files round-robin into 1/fanin as many partitions and merges each with
+    `dedust merge --partial` (merge gives one result for any grouping and order of its inputs),
+    until one file is left. Returns that text (`None` for no files): the driver receives one
+    rule file per pass, not one per partition."""
+    n = texts.getNumPartitions()
+    while n > 1:
+        n = -(-n // fanin)
+        texts = texts.repartition(n).mapPartitions(merge_partial_part)
+    out = texts.collect()
+    if len(out) > 1:  # a single input partition that was not merged
+        raise RuntimeError(f"tree merge left {len(out)} files")
+    return out[0] if out else None
+
+
 def unit_name(unit):
     """A site, or `site (hosts joined with HOST)` for a host group of a split site."""
     site, _, label = unit.partition("\u0000")
@@ -258,6 +304,8 @@ def unit_name(unit):
 def learn(spark, a):
     t_start = time.time()
     learn_args = shlex.split(a.learn_args)
+    if a.merge_fanin < 2:
+        sys.exit("dedust_spark learn: --merge-fanin must be 2 or more")
     if "--allow-cross-site" in learn_args:
         sys.exit("dedust_spark learn: --allow-cross-site joins clusters across sites, and this job "
                  "shards by site; run `dedust learn --allow-cross-site` on one machine instead")
@@ -355,9 +403,15 @@ def learn(spark, a):
 
     def run_pass(n, shipped_args):
         t = time.time()
-        res = by_pid.mapPartitions(learn_partition(learn_args, shipped_args)).collect()
+        learned = by_pid.mapPartitions(learn_partition(learn_args, shipped_args)).persist(
+            StorageLevel.DISK_ONLY)
+        # The driver gets each partition's numbers, and one rule file: the partitions' files
+        # are merged on the executors (a tree of `merge --partial`), the last step here.
+        res = learned.map(lambda r: (r[0], None, r[2], r[3], r[4])).collect()
+        text = tree_merge(learned.map(lambda r: r[1]), a.merge_fanin)
+        learned.unpersist()
         f = os.path.join(tmp, f"dedust-pass{n}-{tag}.json")
-        merge_files([r[1] for r in res], f)
+        merge_files([text] if text is not None else [], f)
         passes.append(time.time() - t)
         return res, f
 
@@ -382,7 +436,7 @@ def learn(spark, a):
         shutil.copyfile(merged, partial)
         os.replace(partial, a.output)
     by_pid.unpersist()
-    collected += len(results) * len(passes)
+    collected += (len(results) + 1) * len(passes)
     sizes = sorted((r[0] for r in results), reverse=True)
     stats = {
         "rows": total,
@@ -404,6 +458,9 @@ def learn(spark, a):
         "passes_seconds": passes,
         "driver_python_peak_rss_kib": __import__("resource").getrusage(
             __import__("resource").RUSAGE_SELF).ru_maxrss,
+        # The driver's `dedust merge` of the one file the tree merge leaves (its only child).
+        "driver_merge_peak_rss_kib": __import__("resource").getrusage(
+            __import__("resource").RUSAGE_CHILDREN).ru_maxrss,
         "seconds": time.time() - t_start,
     }
     try:
@@ -486,6 +543,9 @@ def main(argv=None):
     lp.add_argument("--pack", type=float, default=8.0,
                     help="units over 1/PACK of a partition's mean rows are packed largest first; "
                          "smaller ones are hashed (default 8)")
+    lp.add_argument("--merge-fanin", type=int, default=8,
+                    help="rule files per `dedust merge --partial` in the executors' tree merge "
+                         "(default 8; the driver reads one file per pass)")
     lp.add_argument("--stats", help="write the job's numbers (rows, skew, memory…) as JSON here")
     lp.add_argument("--output", required=True, help="merged rule file (local path)")
     lp.add_argument("--partitions", type=int, default=0, help="default: default parallelism")

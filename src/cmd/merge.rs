@@ -8,10 +8,14 @@ pub fn run(a: MergeArgs) -> anyhow::Result<i32> {
     let files = a
         .rules
         .iter()
-        .map(|p| dedust::RuleFile::read(p))
+        .map(|p| dedust::RuleFile::read_any(p))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<&str> = a.rules.iter().map(String::as_str).collect();
-    let (merged, rep) = dedust::merge(&files, &names)?;
+    let (merged, rep) = if a.partial {
+        dedust::merge_partial(&files, &names)?
+    } else {
+        dedust::merge(&files, &names)?
+    };
     super::write_out(a.output.as_deref(), &merged.to_json())?;
     for (keep, drop, pattern) in &rep.conflicts {
         eprintln!("dedust: warning: conflict: kept {keep}, dropped {drop} ({pattern})");

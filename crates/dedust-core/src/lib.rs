@@ -62,7 +62,7 @@ pub use base::{base_normalize, BaseError, BaseOptions};
 pub use error::{Error, Result};
 pub use javaregex::{regex_rule, JavaRegex, JavaRegexError};
 pub use judge::ValidateOptions;
-pub use merge::{merge, MergeReport};
+pub use merge::{merge, merge_partial, MergeReport};
 pub use model::{
     convention_rule, CapType, Cluster, Convention, Learned, Piece, Revoked, Rule, RuleKind, SegOut,
     Source, Target, ValOut, ValPat, ANY_HOST,

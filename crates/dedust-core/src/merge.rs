@@ -68,6 +68,35 @@ fn same_rule(a: &Rule, b: &Rule) -> bool {
 /// assert_eq!(rep.files, 2);
 /// ```
 pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeReport)> {
+    merge_impl(files, names, false)
+}
+
+/// One step of a tree of merges (`merge --partial`; the Spark job merges its partitions' files
+/// this way on the executors, so the driver reads one file, not one per partition): host rules
+/// merged as [`merge`] merges them, cross-host evidence and exposure pooled, the inputs'
+/// cross-host rules kept as records of their exceptions — nothing decided. The result is marked
+/// [`RuleFile::partial`]; a final [`merge`] of partial files (any grouping of the same inputs)
+/// writes the file one [`merge`] of all the inputs writes. Candidates some exposed input did not
+/// validate are listed in [`RuleFile::unchecked`], so the final merge does not keep them either.
+/// Inputs holding revoked rules are refused: revocations are decided in one final merge.
+///
+/// ```
+/// use dedust_core::{merge, merge_partial, RuleFile};
+/// let a = RuleFile::new(vec![], Default::default(), None);
+/// let (p, _) = merge_partial(&[a.clone(), a.clone()], &[]).unwrap();
+/// assert!(p.partial);
+/// let (m, _) = merge(&[p, a], &[]).unwrap();
+/// assert!(!m.partial && m.rules.is_empty());
+/// ```
+pub fn merge_partial(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeReport)> {
+    merge_impl(files, names, true)
+}
+
+fn merge_impl(
+    files: &[RuleFile],
+    names: &[&str],
+    partial: bool,
+) -> Result<(RuleFile, MergeReport)> {
     let name = |i: usize| names.get(i).copied().unwrap_or("(input)").to_string();
     let Some(first) = files.first() else {
         return Err(Error::EmptyInput {
@@ -90,6 +119,17 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
             });
         }
     }
+    if partial {
+        if let Some(i) = files
+            .iter()
+            .position(|f| f.rules.iter().any(|r| r.revoked.is_some()))
+        {
+            return Err(Error::RuleFile {
+                path: name(i),
+                message: "holds revoked rules (verify --revoke): merge it in the final `dedust merge`, not in a partial one".into(),
+            });
+        }
+    }
     let mut rep = MergeReport {
         files: files.len(),
         ..Default::default()
@@ -102,9 +142,40 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         }
     }
     let evidence = pool_evidence(&distinct);
-    // With pooled evidence, cross-host rules are decided below, not taken from the files.
+    // With pooled evidence, cross-host rules are decided below, not taken from the files; a
+    // partial merge keeps them as records of their exceptions for the final one to decide.
     let pooled = first.validation.is_some() && !evidence.is_empty();
+    let carry = pooled || (partial && first.validation.is_some());
     let mut shard_except: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut records: BTreeMap<String, Rule> = BTreeMap::new();
+    // Every input whose URLs the candidate could touch must have validated it (and, for a
+    // partial merge's file, every input of that merge). A file without the `suffix` key (written
+    // before suffix conventions, or with no URL ending in a word) counts as exposed to every
+    // suffix convention: it must have validated it.
+    let checked_ids: Vec<std::collections::HashSet<&str>> = distinct
+        .iter()
+        .map(|f| {
+            f.evidence
+                .iter()
+                .map(|x| x.id.as_str())
+                .filter(|id| {
+                    f.unchecked
+                        .binary_search_by(|u| u.as_str().cmp(id))
+                        .is_err()
+                })
+                .collect()
+        })
+        .collect();
+    let checked_everywhere = |e: &Rule| {
+        let key = crate::tier::exposure_key(e);
+        distinct.iter().zip(&checked_ids).all(|(f, ids)| {
+            let exposed = key.as_ref().is_none_or(|k| match f.exposure.get(k) {
+                Some(&n) => n > 0,
+                None => k == "suffix",
+            });
+            !exposed || ids.contains(e.id.as_str())
+        })
+    };
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
     // Revocations are decided first, so a revoked rule takes part in no conflict and no pooled
@@ -160,12 +231,20 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
                 rep.rules_in += 1;
                 continue;
             }
-            if pooled && r.is_global() {
+            if carry && r.is_global() {
                 rep.rules_in += 1;
                 shard_except
                     .entry(r.id.clone())
                     .or_default()
                     .extend(r.except.iter().cloned());
+                if partial {
+                    match records.get(&r.id) {
+                        Some(old) if std::ptr::eq(better(old, r).0, old) => {}
+                        _ => {
+                            records.insert(r.id.clone(), r.clone());
+                        }
+                    }
+                }
                 continue;
             }
             rep.rules_in += 1;
@@ -202,23 +281,20 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
         }
     }
     let mut rules: Vec<Rule> = by_source.into_values().collect();
-    if let Some(v) = first.validation.filter(|_| pooled) {
+    if partial {
+        // Records of the inputs' cross-host rules: one per id, its exceptions united.
+        for (id, mut r) in records {
+            if let Some(x) = shard_except.get(&id) {
+                r.except.extend(x.iter().cloned());
+                r.except.sort_unstable();
+                r.except.dedup();
+            }
+            rules.push(r);
+        }
+    } else if let Some(v) = first.validation.filter(|_| pooled) {
         // Cross-host rules are decided again on the pooled evidence; exceptions the shards
         // added after validation (hosts whose own rules win) are kept.
         let opts = v.options();
-        // Every input whose URLs the candidate could touch must have validated it. A file
-        // without the `suffix` key (written before suffix conventions, or with no URL ending in
-        // a word) counts as exposed to every suffix convention: it must have validated it.
-        let checked_everywhere = |e: &Rule| {
-            let key = crate::tier::exposure_key(e);
-            distinct.iter().all(|f| {
-                let exposed = key.as_ref().is_none_or(|k| match f.exposure.get(k) {
-                    Some(&n) => n > 0,
-                    None => k == "suffix",
-                });
-                !exposed || f.evidence.iter().any(|x| x.id == e.id)
-            })
-        };
         // The live candidates every exposed shard checked (the others a pooled run cannot
         // decide), each checked once.
         let checked: Vec<&Rule> = evidence
@@ -263,6 +339,12 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
     }
     crate::judge::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
+    out.unchecked = evidence
+        .iter()
+        .filter(|e| !checked_everywhere(e))
+        .map(|e| e.id.clone())
+        .collect();
+    out.partial = partial;
     out.evidence = evidence;
     for e in &mut out.evidence {
         if let Some(l) = learned.get(&e.id) {

@@ -48,6 +48,16 @@ pub struct RuleFile {
     /// are never rewritten by a rule nobody checked on them.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub exposure: std::collections::BTreeMap<String, usize>,
+    /// Ids of `evidence` candidates that some input of a merge exposed to them
+    /// ([`RuleFile::exposure`]) did not validate: no later merge that includes this file keeps
+    /// them, since that input's URLs were never checked. Sorted; empty in a file `learn` writes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<String>,
+    /// Written by [`crate::merge_partial`] (`merge --partial`), one step of a tree of merges:
+    /// the cross-host rules in `rules` are the inputs' records, not decided yet. Only `merge`
+    /// reads such a file ([`RuleFile::read_any`]); [`RuleFile::read`] refuses it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// Validation settings recorded in a rule file.
@@ -122,6 +132,8 @@ impl RuleFile {
             rules,
             evidence: Vec::new(),
             exposure: Default::default(),
+            unchecked: Vec::new(),
+            partial: false,
         }
     }
 
@@ -231,9 +243,24 @@ impl RuleFile {
         Ok(f)
     }
 
-    /// Read a rule file from disk, or from standard input when `path` is `-`
-    /// (`dedust learn … -o - | dedust export -r - …`).
+    /// Read a rule file to apply or export: [`RuleFile::read_any`], refusing a partial merge
+    /// ([`RuleFile::partial`]), whose cross-host rules are not decided yet.
     pub fn read(path: &str) -> Result<RuleFile> {
+        let f = RuleFile::read_any(path)?;
+        if f.partial {
+            return Err(Error::RuleFile {
+                path: path.to_string(),
+                message: format!(
+                    "a partial merge (`merge --partial`): its cross-host rules are not decided yet; finish it with `dedust merge {path} -o rules.json`"
+                ),
+            });
+        }
+        Ok(f)
+    }
+
+    /// Read a rule file from disk, or from standard input when `path` is `-`
+    /// (`dedust learn … -o - | dedust export -r - …`), partial merges included.
+    pub fn read_any(path: &str) -> Result<RuleFile> {
         let io = |e| Error::Io {
             path: path.to_string(),
             source: e,
