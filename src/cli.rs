@@ -765,7 +765,11 @@ pub fn run() -> i32 {
         }
     };
     if chatter.verbose {
-        eprintln!("dedust: took {:.2}s", started.elapsed().as_secs_f64());
+        eprintln!(
+            "dedust: took {:.2}s{}",
+            started.elapsed().as_secs_f64(),
+            crate::cmd::peak_note()
+        );
     }
     match res {
         Ok(code) => code,

@@ -271,3 +271,70 @@ fn mismatched_or_broken_files_are_refused() {
     assert!(o.status.success());
     assert_eq!(o.stdout, std::fs::read(&a).unwrap());
 }
+
+/// `merge --partial`: shards of a synthetic web merged as a tree give the flat merge byte for
+/// byte; the partial file is refused by `normalize` and `export` with the way to finish it.
+#[test]
+fn a_tree_of_partial_merges_gives_the_flat_merge() {
+    let t = TempDir::new("merge-partial");
+    let dir = t.path("web");
+    let o = dedust(
+        &[
+            "synth", "--sites", "9", "--pages", "20", "--seed", "2", "-o", &dir,
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tsv = std::fs::read_to_string(format!("{dir}/clusters.tsv")).unwrap();
+    let rows: Vec<(&str, &str)> = tsv
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once('\t'))
+        .collect();
+    // Rows keyed by their site, as the Spark job keys them (`dedust site`).
+    let urls: String = rows.iter().map(|(_, u)| format!("{u}\n")).collect();
+    let o = dedust(&["site", "-q", "-"], urls.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sites: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert_eq!(sites.len(), rows.len());
+    let order: Vec<&String> = sites.iter().collect::<BTreeSet<_>>().into_iter().collect();
+    let mut shards = vec![String::from("cluster\turl\n"); 3];
+    for ((c, u), s) in rows.iter().zip(&sites) {
+        let k = order.iter().position(|x| *x == s).unwrap() % 3;
+        shards[k].push_str(&format!("{c}\t{u}\n"));
+    }
+    let mut files = vec![];
+    for (i, s) in shards.iter().enumerate() {
+        let input = t.write(&format!("s{i}.tsv"), s.as_bytes());
+        let out = t.path(&format!("s{i}.json"));
+        let o = dedust(&["learn", &input, "-q", "--shard", "-o", &out], b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        files.push(out);
+    }
+    let run = |args: &[&str]| {
+        let o = dedust(args, b"");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        o.stdout
+    };
+    let flat = run(&["merge", &files[0], &files[1], &files[2]]);
+    assert!(String::from_utf8_lossy(&flat).contains("\"scope\": \"*\""));
+    let p = t.path("p.json");
+    run(&["merge", "--partial", &files[0], &files[2], "-o", &p]);
+    assert!(std::fs::read_to_string(&p)
+        .unwrap()
+        .contains("\"partial\": true"));
+    assert_eq!(run(&["merge", &p, &files[1]]), flat);
+    assert_eq!(run(&["merge", &files[1], &p]), flat);
+    for args in [
+        vec!["normalize", "-r", p.as_str()],
+        vec!["export", "-r", p.as_str(), "--to", "nutch"],
+    ] {
+        let o = dedust(&args, b"http://a.org/x\n");
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        assert!(
+            stderr(&o).contains("partial merge") && stderr(&o).contains("dedust merge"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

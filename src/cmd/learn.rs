@@ -91,7 +91,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                     "learn: {} took {:.2}s{}",
                     name(prev),
                     c.1.elapsed().as_secs_f64(),
-                    peak_note()
+                    super::peak_note()
                 );
             }
             *c = (Some(stage), Instant::now());
@@ -112,7 +112,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                 "learn: {} took {:.2}s{}",
                 name(prev),
                 c.1.elapsed().as_secs_f64(),
-                peak_note()
+                super::peak_note()
             );
         }
     }
@@ -189,21 +189,6 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         3
     } else {
         0
-    })
-}
-
-/// `", peak RSS so far 1.23 GiB"` where the OS tells (Linux: `VmHWM` of `/proc/self/status`, in
-/// KiB), so `-v` shows which stage set the process's peak memory; empty elsewhere.
-fn peak_note() -> String {
-    let kb = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        });
-    kb.map_or_else(String::new, |kb| {
-        format!(", peak RSS so far {:.2} GiB", kb as f64 / 1048576.0)
     })
 }
 

@@ -25,6 +25,21 @@ macro_rules! info {
     };
 }
 
+/// `", peak RSS so far 1.23 GiB"` where the OS tells (Linux: `VmHWM` of `/proc/self/status`, in
+/// KiB), so `-v` shows which stage set the process's peak memory; empty elsewhere.
+pub fn peak_note() -> String {
+    let kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    kb.map_or_else(String::new, |kb| {
+        format!(", peak RSS so far {:.2} GiB", kb as f64 / 1048576.0)
+    })
+}
+
 pub mod cluster;
 pub mod evaluate;
 pub mod export;
