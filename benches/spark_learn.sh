@@ -2,8 +2,9 @@
 # Spark learn at Common Crawl index shape (README "Running on Spark"): for each size, writes an
 # index-shaped Parquet with boilerplate (integrations/spark/gen_cc_index.py, cached), runs
 # `dedust_spark.py learn` in local[2] with 32 partitions per 2 M rows, and prints a Markdown table:
-# wall time, peak memory (the JVM that is driver and executor in local mode, the Python driver and
-# its final `dedust merge`, one `dedust learn` partition), partition skew (largest / mean rows), rows the driver collected;
+# wall time, peak memory (the JVM that is driver and executor in local mode, the Python driver,
+# the tree merge's final `dedust merge`, one `dedust learn` partition), partition skew (largest /
+# mean rows), rows the driver collected;
 # then the growth exponent of wall time between the two sizes.
 # The JVM heap is DRIVER_MEMORY (default 4g; before the job kept its rows on disk, 3g and 4g heaps
 # each ran out once at 20 M rows). Needs pyspark (pip install pyspark==3.5.3) and Java 17.
@@ -37,7 +38,7 @@ done
 python3 - "$rows_file" <<'PY'
 import json, math, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
-print("| index rows | status-200 rows | partitions | wall (s) | JVM peak (MiB) | Python driver peak (MiB) | driver `dedust merge` peak (MiB) | one `dedust learn` peak (MiB) | largest / mean partition | driver-collected rows | boilerplate digests (rows) |")
+print("| index rows | status-200 rows | partitions | wall (s) | JVM peak (MiB) | Python driver peak (MiB) | final `dedust merge` peak (MiB, an executor) | one `dedust learn` peak (MiB) | largest / mean partition | driver-collected rows | boilerplate digests (rows) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 pts = []
 for n, secs, kb, path in rows:
@@ -45,7 +46,7 @@ for n, secs, kb, path in rows:
     pts.append((st["rows"], float(secs)))
     print(f"| {int(n):,} | {st['rows']:,} | {st['partitions']} | {float(secs):.0f} | "
           f"{int(kb) / 1024:.0f} | {st['driver_python_peak_rss_kib'] / 1024:.0f} | "
-          f"{st.get('driver_merge_peak_rss_kib', 0) / 1024:.0f} | "
+          f"{st.get('final_merge_peak_rss_kib', 0) / 1024:.0f} | "
           f"{st['learn_peak_rss_kib'] / 1024:.0f} | {st['skew']:.2f} | "
           f"{st['driver_collected_rows']} | {st['boilerplate_digests']} ({st['boilerplate_rows']:,}) |")
 if len(pts) >= 2:

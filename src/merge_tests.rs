@@ -534,3 +534,59 @@ fn a_partial_merge_remembers_what_an_exposed_input_did_not_check() {
     assert!(RuleFile::read_any(path).unwrap().partial);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What a tree of partial merges cannot carry is refused, not merged differently from the flat
+/// merge: revoked rules (in a partial merge, and beside partial files in the final one) and
+/// cross-host rules without the evidence `learn` writes. A partial file has its own `format`,
+/// which `parse` refuses and `parse_any` reads.
+#[test]
+fn what_a_tree_cannot_carry_is_refused() {
+    let cfg = crate::LearnConfig {
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    let clusters: Vec<crate::rules::Cluster> = (0..4)
+        .map(|i| crate::rules::Cluster {
+            id: format!("c{i}"),
+            urls: vec![
+                format!("http://www.s{i}.org/p"),
+                format!("http://s{i}.org/p"),
+            ],
+        })
+        .collect();
+    let a = crate::pipeline::learn(&clusters, &cfg, &|_, _, _| {}).file;
+    assert!(a.rules.iter().any(|r| r.is_global()) && !a.evidence.is_empty());
+    let mut revoked = a.clone();
+    revoked.rules[0].revoked = Some(crate::model::Revoked {
+        at: "2026-01-01T00:00:00Z".into(),
+        by: "crawl2".into(),
+        pairs: 3,
+        refuted: 3,
+    });
+    assert!(merge_partial(&[a.clone(), revoked.clone()], &[]).is_err());
+    let (p, _) = merge_partial(std::slice::from_ref(&a), &[]).unwrap();
+    let e = merge(&[p.clone(), revoked.clone()], &["p.json", "r.json"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("r.json") && e.contains("revoked"), "{e}");
+    assert!(
+        merge(&[a.clone(), revoked], &[]).is_ok(),
+        "flat merges take them"
+    );
+    // A validated file without evidence (as `validate -o` writes).
+    let mut bare = a.clone();
+    bare.evidence.clear();
+    let e = merge_partial(&[bare.clone()], &[]).unwrap_err().to_string();
+    assert!(e.contains("evidence"), "{e}");
+    assert!(merge(&[bare], &[]).is_ok());
+    // The partial format.
+    let text = p.to_json();
+    assert!(
+        text.contains("\"format\": \"dedust-rules-partial\""),
+        "{text}"
+    );
+    assert!(RuleFile::parse(&text, "p.json").is_err());
+    let back = RuleFile::parse_any(&text, "p.json").unwrap();
+    assert!(back.partial);
+    assert_eq!(back.to_json(), text);
+}

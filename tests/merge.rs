@@ -322,7 +322,7 @@ fn a_tree_of_partial_merges_gives_the_flat_merge() {
     run(&["merge", "--partial", &files[0], &files[2], "-o", &p]);
     assert!(std::fs::read_to_string(&p)
         .unwrap()
-        .contains("\"partial\": true"));
+        .contains("\"format\": \"dedust-rules-partial\""));
     assert_eq!(run(&["merge", &p, &files[1]]), flat);
     assert_eq!(run(&["merge", &files[1], &p]), flat);
     for args in [

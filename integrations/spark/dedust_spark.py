@@ -19,8 +19,8 @@ learn
     least-loaded partition, smaller ones hashed; the driver holds O(partitions) numbers. Each
     partition's rows are streamed as `cluster<TAB>url` TSV into `dedust learn - --shard`; the
     partition rule files are combined on the executors by a tree of `dedust merge --partial`
-    (`--merge-fanin` files a step), so the driver reads one file per pass and finishes it with
-    `dedust merge`. When the partitions learned
+    (`--merge-fanin` files a step) ending in one `dedust merge`, so the driver receives one
+    merged file (and its slim tier file) per pass, never one file per partition. When the partitions learned
     cross-host candidates, pass 2 validates every partition's candidates on every partition
     (`--cross-host-candidates`: the tier is judged on all the data) and pass 3 learns host rules
     around the decided tier (`--cross-host-decided`); the merged pass-3 file is `--output`
@@ -215,33 +215,45 @@ def host_components(spark, hc, max_rounds=50):
     raise RuntimeError(f"host components did not settle in {max_rounds} rounds")
 
 
-def cross_host_tier(merged):
-    """A rule file holding only what the next pass reads from `merged`: its cross-host rules and
-    cross-host candidates (`evidence`), without their per-site lists (supporting, attested,
-    except, examples: `learn` sets a foreign candidate's own) and without `exposure` — so every
-    partition loads a file the size of the candidate list, not of the crawl's site lists. Written
-    beside `merged`; `None` when it holds neither a cross-host rule nor a cross-host candidate."""
-    with open(merged, encoding="utf-8") as f:
-        v = json.load(f)
+def tier_text(merged):
+    """A rule file holding only what the next pass reads from the merged file text `merged`: its
+    cross-host rules and cross-host candidates (`evidence`), without their per-site lists
+    (supporting, attested, except, examples: `learn` sets a foreign candidate's own) and without
+    `exposure` — so every partition loads a file the size of the candidate list, not of the
+    crawl's site lists. `None` when it holds neither a cross-host rule nor a cross-host
+    candidate."""
+    v = json.loads(merged)
     if not v.get("evidence") and not any(r.get("scope") == "*" for r in v.get("rules", [])):
         return None
+
     def slim(r):
         return dict(r, supporting=[], attested=[], examples=[], **{"except": []})
 
     v["rules"] = [slim(r) for r in v["rules"] if r.get("scope") == "*"]
     v["evidence"] = [slim(r) for r in v.get("evidence", [])]
     v.pop("exposure", None)
-    out = merged[: -len(".json")] + "-tier.json"
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(v, f)
-    return out
+    return json.dumps(v)
 
 
-MERGE_PEAK_KIB = [0]
+def run_merge(files, out, partial):
+    """`dedust merge [--partial]` of rule files into `out`; returns its peak RSS in KiB (`-v`)
+    and its warnings. Raises on failure."""
+    cmd = [dedust_bin(), "merge", "-q", "-v", *(["--partial"] if partial else []), *files,
+           "-o", out]
+    p = subprocess.run(cmd, capture_output=True)
+    log = p.stderr.decode("utf-8", "replace")
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])} … exited with {p.returncode}: {log}")
+    peaks = re.findall(r"peak RSS so far ([0-9.]+) GiB", log)
+    warnings = "".join(line + "\n" for line in log.splitlines() if "warning" in line)
+    return (int(float(peaks[-1]) * 1048576) if peaks else 0), warnings
 
 
-def merge_files(texts, out):
-    """`dedust merge` of rule file texts into `out`."""
+def final_merge_part(texts):
+    """The last step of the tree merge, on one executor: its rule file texts merged by
+    `dedust merge` (the pass's result), and the slim tier file of it for the next pass
+    ([`tier_text`]). Yields `(merged text, tier text or None, merge peak RSS KiB, warnings)`,
+    nothing for no files. The driver then holds these two texts, nothing per partition."""
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for i, text in enumerate(texts):
@@ -249,16 +261,13 @@ def merge_files(texts, out):
             with open(f, "w", encoding="utf-8") as o:
                 o.write(text)
             files.append(f)
-        p = subprocess.run([dedust_bin(), "merge", "-q", "-v", *files, "-o", out],
-                           stderr=subprocess.PIPE)
-        log = p.stderr.decode("utf-8", "replace")
-        if p.returncode != 0:
-            sys.stderr.write(log)
-            sys.exit(p.returncode)
-        # `-v` reports the merge's peak (VmHWM): the driver's own merge, for `--stats`.
-        peaks = re.findall(r"peak RSS so far ([0-9.]+) GiB", log)
-        if peaks:
-            MERGE_PEAK_KIB[0] = max(MERGE_PEAK_KIB[0], int(float(peaks[-1]) * 1048576))
+        if not files:
+            return
+        out = os.path.join(tmp, "merged.json")
+        peak, warnings = run_merge(files, out, partial=False)
+        with open(out, encoding="utf-8") as f:
+            merged = f.read()
+        yield (merged, tier_text(merged), peak, warnings)
 
 
 def merge_partial_part(texts):
@@ -280,28 +289,34 @@ def merge_partial_part(texts):
             return
         last = None
         out = os.path.join(tmp, "merged.json")
-        p = subprocess.run([dedust_bin(), "merge", "--partial", "-q", *files, "-o", out],
-                           capture_output=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"dedust merge --partial exited with {p.returncode}: "
-                               f"{p.stderr.decode('utf-8', 'replace')}")
+        _, warnings = run_merge(files, out, partial=True)
+        sys.stderr.write(warnings)  # conflict warnings, in the executor's log
         with open(out, encoding="utf-8") as f:
             yield f.read()
 
 
 def tree_merge(texts, fanin):
-    """The partitions' rule files (an RDD of texts) merged on the executors as a tree: each level
-    deals the files round-robin into 1/fanin as many partitions and merges each with
-    `dedust merge --partial` (merge gives one result for any grouping and order of its inputs),
-    until one file is left. Returns that text (`None` for no files): the driver receives one
-    rule file per pass, not one per partition."""
+    """The partitions' rule files (an RDD of texts, at most one per partition) merged on the
+    executors as a tree: while more than `fanin` partitions are left, each level sends
+    partitions i·fanin … i·fanin + fanin − 1 to partition i and merges its files with
+    `dedust merge --partial` (merge gives one result for any grouping and order of its inputs);
+    the last `fanin` or fewer go to one executor for the final `dedust merge`
+    ([`final_merge_part`]). Returns `(merged text, tier text or None, peak KiB, warnings)`, or
+    `None` for no files: the driver receives one result per pass, not one file per partition."""
+    def group(n):
+        return lambda i, it: ((i // n, t) for t in it)
+
     n = texts.getNumPartitions()
-    while n > 1:
+    while n > fanin:
         n = -(-n // fanin)
-        texts = texts.repartition(n).mapPartitions(merge_partial_part)
-    out = texts.collect()
-    if len(out) > 1:  # a single input partition that was not merged
-        raise RuntimeError(f"tree merge left {len(out)} files")
+        texts = (
+            texts.mapPartitionsWithIndex(group(fanin)).partitionBy(n, lambda k: k).values()
+            .mapPartitions(merge_partial_part)
+        )
+    out = (
+        texts.mapPartitionsWithIndex(group(n)).partitionBy(1, lambda k: 0).values()
+        .mapPartitions(final_merge_part).collect()
+    )
     return out[0] if out else None
 
 
@@ -418,27 +433,40 @@ def learn(spark, a):
         # The driver gets each partition's numbers, and one rule file: the partitions' files
         # are merged on the executors (a tree of `merge --partial`), the last step here.
         res = learned.map(lambda r: (r[0], None, r[2], r[3], r[4])).collect()
-        text = tree_merge(learned.map(lambda r: r[1]), a.merge_fanin)
-        learned.unpersist()
+        try:
+            top = tree_merge(learned.map(lambda r: r[1]), a.merge_fanin)
+        finally:
+            learned.unpersist()
+        if top is None:
+            sys.exit("dedust_spark learn: no partition learned a rule file")
+        merged, tier, peak, warnings = top
+        sys.stderr.write(warnings)
+        final_peaks.append(peak)
         f = os.path.join(tmp, f"dedust-pass{n}-{tag}.json")
-        merge_files([text] if text is not None else [], f)
+        with open(f, "w", encoding="utf-8") as o:
+            o.write(merged)
+        slim = None
+        if tier is not None:
+            slim = f[: -len(".json")] + "-tier.json"
+            with open(slim, "w", encoding="utf-8") as o:
+                o.write(tier)
         passes.append(time.time() - t)
-        return res, f
+        return res, f, slim
 
     every = []  # every pass's per-partition results, for the peaks
+    final_peaks = []  # every pass's final merge (on an executor)
     with tempfile.TemporaryDirectory() as tmp:
-        results, merged = run_pass(1, ())
+        results, merged, slim = run_pass(1, ())
         every += results
-        slim = cross_host_tier(merged)
         if slim:
             spark.sparkContext.addFile(slim)
-            results, merged = run_pass(2, [("--cross-host-candidates", os.path.basename(slim))])
+            results, merged, slim = run_pass(
+                2, [("--cross-host-candidates", os.path.basename(slim))])
             every += results
-            slim = cross_host_tier(merged)
             if slim:
                 spark.sparkContext.addFile(slim)
                 name = os.path.basename(slim)
-                results, merged = run_pass(
+                results, merged, _ = run_pass(
                     3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
                 every += results
         # Atomic: the output appears whole or not at all.
@@ -468,8 +496,8 @@ def learn(spark, a):
         "passes_seconds": passes,
         "driver_python_peak_rss_kib": __import__("resource").getrusage(
             __import__("resource").RUSAGE_SELF).ru_maxrss,
-        # The driver's `dedust merge` of the one file the tree merge leaves (`merge -v`).
-        "driver_merge_peak_rss_kib": MERGE_PEAK_KIB[0],
+        # The tree merge's last step, `dedust merge` on one executor (`merge -v`).
+        "final_merge_peak_rss_kib": max(final_peaks, default=0),
         "seconds": time.time() - t_start,
     }
     try:

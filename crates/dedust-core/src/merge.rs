@@ -78,7 +78,9 @@ pub fn merge(files: &[RuleFile], names: &[&str]) -> Result<(RuleFile, MergeRepor
 /// [`RuleFile::partial`]; a final [`merge`] of partial files (any grouping of the same inputs)
 /// writes the file one [`merge`] of all the inputs writes. Candidates some exposed input did not
 /// validate are listed in [`RuleFile::unchecked`], so the final merge does not keep them either.
-/// Inputs holding revoked rules are refused: revocations are decided in one final merge.
+/// Each input goes into the tree once (a file in two groups counts twice). Refused: inputs
+/// holding revoked rules (here and in a final merge of partial files: revocations are decided in
+/// one flat merge), and cross-host rules without the cross-host evidence `learn` writes.
 ///
 /// ```
 /// use dedust_core::{merge, merge_partial, RuleFile};
@@ -119,14 +121,16 @@ fn merge_impl(
             });
         }
     }
-    if partial {
+    // Revocations are decided in one flat merge: a partial merge has already resolved its
+    // inputs' conflicts and provenance without them.
+    if partial || files.iter().any(|f| f.partial) {
         if let Some(i) = files
             .iter()
             .position(|f| f.rules.iter().any(|r| r.revoked.is_some()))
         {
             return Err(Error::RuleFile {
                 path: name(i),
-                message: "holds revoked rules (verify --revoke): merge it in the final `dedust merge`, not in a partial one".into(),
+                message: "holds revoked rules (verify --revoke): merge it flat with the files the partial merges were made of, not in a tree of partial merges".into(),
             });
         }
     }
@@ -145,7 +149,20 @@ fn merge_impl(
     // With pooled evidence, cross-host rules are decided below, not taken from the files; a
     // partial merge keeps them as records of their exceptions for the final one to decide.
     let pooled = first.validation.is_some() && !evidence.is_empty();
-    let carry = pooled || (partial && first.validation.is_some());
+    // A partial merge carries cross-host rules as records only where the final merge pools
+    // (its evidence holds this group's): without evidence, a flat merge takes one copy of each
+    // such rule, which a record of united exceptions would not give.
+    if partial && !pooled && first.validation.is_some() {
+        if let Some(i) = files
+            .iter()
+            .position(|f| f.rules.iter().any(|r| r.is_global()))
+        {
+            return Err(Error::RuleFile {
+                path: name(i),
+                message: "holds cross-host rules without the cross-host evidence `learn` writes (a `validate -o` file?): merge such files flat, not with --partial".into(),
+            });
+        }
+    }
     let mut shard_except: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut records: BTreeMap<String, Rule> = BTreeMap::new();
     // Every input whose URLs the candidate could touch must have validated it (and, for a
@@ -231,7 +248,7 @@ fn merge_impl(
                 rep.rules_in += 1;
                 continue;
             }
-            if carry && r.is_global() {
+            if pooled && r.is_global() {
                 rep.rules_in += 1;
                 shard_except
                     .entry(r.id.clone())
@@ -344,7 +361,10 @@ fn merge_impl(
         .filter(|e| !checked_everywhere(e))
         .map(|e| e.id.clone())
         .collect();
-    out.partial = partial;
+    if partial {
+        out.partial = true;
+        out.format = crate::rulefile::PARTIAL_FORMAT.to_string();
+    }
     out.evidence = evidence;
     for e in &mut out.evidence {
         if let Some(l) = learned.get(&e.id) {

@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 /// Current rule-file version.
 pub const VERSION: u32 = 1;
 
+/// The `format` of a partial merge ([`RuleFile::partial`]): a rule file of cross-host rules not
+/// decided yet, which only `merge` reads (a reader of `"dedust-rules"` files refuses it).
+pub const PARTIAL_FORMAT: &str = "dedust-rules-partial";
+
 /// Base-layer settings recorded in a rule file (rules assume the same base layer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct BaseSettings {
@@ -54,9 +58,10 @@ pub struct RuleFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchecked: Vec<String>,
     /// Written by [`crate::merge_partial`] (`merge --partial`), one step of a tree of merges:
-    /// the cross-host rules in `rules` are the inputs' records, not decided yet. Only `merge`
-    /// reads such a file ([`RuleFile::read_any`]); [`RuleFile::read`] refuses it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// the cross-host rules in `rules` are the inputs' records, not decided yet. Such a file's
+    /// `format` is [`PARTIAL_FORMAT`], so releases before it refuse it too; only `merge` reads
+    /// it ([`RuleFile::parse_any`]), [`RuleFile::parse`] and [`RuleFile::read`] refuse it.
+    #[serde(skip)]
     pub partial: bool,
 }
 
@@ -176,6 +181,15 @@ impl RuleFile {
     /// assert!(dedust_core::RuleFile::parse("{}", "x.json").is_err());
     /// ```
     pub fn parse(text: &str, path: &str) -> Result<RuleFile> {
+        RuleFile::parse_impl(text, path, false)
+    }
+
+    /// [`RuleFile::parse`], partial merges ([`RuleFile::partial`]) included: for `merge`.
+    pub fn parse_any(text: &str, path: &str) -> Result<RuleFile> {
+        RuleFile::parse_impl(text, path, true)
+    }
+
+    fn parse_impl(text: &str, path: &str, any: bool) -> Result<RuleFile> {
         let err = |m: String| Error::RuleFile {
             path: path.to_string(),
             message: m,
@@ -193,9 +207,14 @@ impl RuleFile {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // serde_json's messages end with "at line L column C".
         let h: Header = serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
-        if h.format.as_ref().and_then(|f| f.as_str()) != Some("dedust-rules") {
-            return Err(err("missing \"format\": \"dedust-rules\"".into()));
-        }
+        let partial = match h.format.as_ref().and_then(|f| f.as_str()) {
+            Some("dedust-rules") => false,
+            Some(PARTIAL_FORMAT) if any => true,
+            Some(PARTIAL_FORMAT) => return Err(err(format!(
+                "a partial merge (`merge --partial`): its cross-host rules are not decided yet; finish it with `dedust merge {path} -o rules.json`"
+            ))),
+            _ => return Err(err("missing \"format\": \"dedust-rules\"".into())),
+        };
         match h.version.as_ref().map(|v| (v, v.as_u64())) {
             Some((_, Some(v))) if v >= 1 && v <= u64::from(VERSION) => {}
             Some((_, Some(v))) if v > u64::from(VERSION) => {
@@ -225,6 +244,7 @@ impl RuleFile {
                 err(m)
             }
         })?;
+        f.partial = partial;
         // Cross-host exceptions are looked up by binary search.
         for r in f.rules.iter_mut().chain(f.evidence.iter_mut()) {
             r.except.sort_unstable();
@@ -246,21 +266,16 @@ impl RuleFile {
     /// Read a rule file to apply or export: [`RuleFile::read_any`], refusing a partial merge
     /// ([`RuleFile::partial`]), whose cross-host rules are not decided yet.
     pub fn read(path: &str) -> Result<RuleFile> {
-        let f = RuleFile::read_any(path)?;
-        if f.partial {
-            return Err(Error::RuleFile {
-                path: path.to_string(),
-                message: format!(
-                    "a partial merge (`merge --partial`): its cross-host rules are not decided yet; finish it with `dedust merge {path} -o rules.json`"
-                ),
-            });
-        }
-        Ok(f)
+        RuleFile::parse(&RuleFile::read_text(path)?, path)
     }
 
-    /// Read a rule file from disk, or from standard input when `path` is `-`
-    /// (`dedust learn … -o - | dedust export -r - …`), partial merges included.
+    /// [`RuleFile::read`], partial merges ([`RuleFile::partial`]) included: for `merge`.
     pub fn read_any(path: &str) -> Result<RuleFile> {
+        RuleFile::parse_any(&RuleFile::read_text(path)?, path)
+    }
+
+    /// The text of a rule file on disk, or of standard input when `path` is `-`.
+    fn read_text(path: &str) -> Result<String> {
         let io = |e| Error::Io {
             path: path.to_string(),
             source: e,
@@ -272,7 +287,7 @@ impl RuleFile {
         } else {
             std::fs::read_to_string(path).map_err(io)?
         };
-        RuleFile::parse(&text, path)
+        Ok(text)
     }
 }
 

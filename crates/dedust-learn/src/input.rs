@@ -618,10 +618,26 @@ pub fn read_clusters_from(
 
 /// The clusters read, repeated captures of one URL collapsed; an error when there are none.
 fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
-    // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
+    // Collapse repeated captures of one URL inside a cluster (first occurrence kept). Most
+    // clusters are one or two URLs: compared directly; larger ones through a set of borrowed
+    // URLs (no copy of each).
     for c in &mut acc.clusters {
-        let mut seen = HashSet::new();
-        c.urls.retain(|u| seen.insert(u.clone()));
+        match c.urls.len() {
+            0 | 1 => {}
+            2 => {
+                if c.urls[0] == c.urls[1] {
+                    c.urls.pop();
+                }
+            }
+            _ => {
+                let keep: Vec<bool> = {
+                    let mut seen = HashSet::with_capacity(c.urls.len());
+                    c.urls.iter().map(|u| seen.insert(u.as_str())).collect()
+                };
+                let mut k = keep.iter();
+                c.urls.retain(|_| *k.next().unwrap_or(&true));
+            }
+        }
     }
     if acc.clusters.is_empty() {
         return Err(Error::EmptyInput {
