@@ -17,6 +17,44 @@ fn learned(urls: &[(&str, &[&str])]) -> RuleFile {
     RuleFile::new(rules, Default::default(), None)
 }
 
+/// A validated `learn` run (as `dedust learn` writes its file).
+fn validated(clusters: &[crate::rules::Cluster]) -> RuleFile {
+    let cfg = crate::LearnConfig {
+        validate: Some(Default::default()),
+        ..Default::default()
+    };
+    crate::pipeline::learn(clusters, &cfg, &|_, _, _| {}).file
+}
+
+/// AMP pages (`…/p1/amp/` ≡ `…/p1/`) on two hosts: a suffix convention.
+fn amp_shard(hosts: [&str; 2]) -> Vec<crate::rules::Cluster> {
+    (0..6)
+        .map(|i| {
+            let h = hosts[i % 2];
+            crate::rules::Cluster {
+                id: format!("{h}{i}"),
+                urls: vec![
+                    format!("http://{h}/n/p{i}/"),
+                    format!("http://{h}/n/p{i}/amp/"),
+                ],
+            }
+        })
+        .collect()
+}
+
+/// A shard with a `www.` convention only, and no URL ending in a word.
+fn www_shard() -> Vec<crate::rules::Cluster> {
+    (0..3)
+        .map(|i| crate::rules::Cluster {
+            id: format!("d{i}"),
+            urls: vec![
+                format!("http://www.c{i}.org/9"),
+                format!("http://c{i}.org/9"),
+            ],
+        })
+        .collect()
+}
+
 #[test]
 fn order_of_inputs_does_not_matter_and_duplicates_collapse() {
     let a = learned(&[
@@ -205,40 +243,8 @@ fn revoked_rules_win_no_conflict_and_evidence_does_not_lift_them() {
 /// (written before suffix conventions) counts as exposed.
 #[test]
 fn a_suffix_convention_needs_every_exposed_shard() {
-    let cfg = crate::LearnConfig {
-        validate: Some(Default::default()),
-        ..Default::default()
-    };
-    let mk = |id: String, u: [String; 2]| crate::rules::Cluster {
-        id,
-        urls: u.to_vec(),
-    };
-    let amp: Vec<crate::rules::Cluster> = (0..6)
-        .map(|i| {
-            let h = ["a.org", "b.org"][i % 2];
-            mk(
-                format!("c{i}"),
-                [
-                    format!("http://{h}/n/p{i}/"),
-                    format!("http://{h}/n/p{i}/amp/"),
-                ],
-            )
-        })
-        .collect();
-    // A shard with a `www.` convention only, and no URL ending in a word.
-    let other: Vec<crate::rules::Cluster> = (0..3)
-        .map(|i| {
-            mk(
-                format!("d{i}"),
-                [
-                    format!("http://www.c{i}.org/9"),
-                    format!("http://c{i}.org/9"),
-                ],
-            )
-        })
-        .collect();
-    let a = crate::pipeline::learn(&amp, &cfg, &|_, _, _| {}).file;
-    let b = crate::pipeline::learn(&other, &cfg, &|_, _, _| {}).file;
+    let a = validated(&amp_shard(["a.org", "b.org"]));
+    let b = validated(&www_shard());
     let has_suffix = |f: &RuleFile| {
         f.rules
             .iter()
@@ -470,44 +476,10 @@ fn a_tree_of_partial_merges_writes_the_flat_merge() {
 /// a partial file is refused by everything but `merge`.
 #[test]
 fn a_partial_merge_remembers_what_an_exposed_input_did_not_check() {
-    let cfg = crate::LearnConfig {
-        validate: Some(Default::default()),
-        ..Default::default()
-    };
-    let mk = |id: String, u: [String; 2]| crate::rules::Cluster {
-        id,
-        urls: u.to_vec(),
-    };
-    let amp = |hosts: [&str; 2]| -> Vec<crate::rules::Cluster> {
-        (0..6)
-            .map(|i| {
-                let h = hosts[i % 2];
-                mk(
-                    format!("{h}{i}"),
-                    [
-                        format!("http://{h}/n/p{i}/"),
-                        format!("http://{h}/n/p{i}/amp/"),
-                    ],
-                )
-            })
-            .collect()
-    };
-    let other: Vec<crate::rules::Cluster> = (0..3)
-        .map(|i| {
-            mk(
-                format!("d{i}"),
-                [
-                    format!("http://www.c{i}.org/9"),
-                    format!("http://c{i}.org/9"),
-                ],
-            )
-        })
-        .collect();
-    let learn = |c: &[crate::rules::Cluster]| crate::pipeline::learn(c, &cfg, &|_, _, _| {}).file;
     let (a, b, a2) = (
-        learn(&amp(["a.org", "b.org"])),
-        learn(&other),
-        learn(&amp(["e.org", "f.org"])),
+        validated(&amp_shard(["a.org", "b.org"])),
+        validated(&www_shard()),
+        validated(&amp_shard(["e.org", "f.org"])),
     );
     let suffix = |f: &RuleFile| {
         f.rules
