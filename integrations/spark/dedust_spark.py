@@ -243,13 +243,14 @@ def run_merge(files, out, partial):
     p = subprocess.run(cmd, capture_output=True)
     log = p.stderr.decode("utf-8", "replace")
     if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} … exited with {p.returncode}: {log}")
+        kind = "merge --partial" if partial else "merge"
+        raise RuntimeError(f"dedust {kind} of {len(files)} files exited with {p.returncode}: {log}")
     peaks = re.findall(r"peak RSS so far ([0-9.]+) GiB", log)
     warnings = "".join(line + "\n" for line in log.splitlines() if "warning" in line)
     return (int(float(peaks[-1]) * 1048576) if peaks else 0), warnings
 
 
-def final_merge_part(texts):
+def final_merge_part(texts, want_tier=True):
     """The last step of the tree merge, on one executor: its rule file texts merged by
     `dedust merge` (the pass's result), and the slim tier file of it for the next pass
     ([`tier_text`]). Yields `(merged text, tier text or None, merge peak RSS KiB, warnings)`,
@@ -267,7 +268,7 @@ def final_merge_part(texts):
         peak, warnings = run_merge(files, out, partial=False)
         with open(out, encoding="utf-8") as f:
             merged = f.read()
-        yield (merged, tier_text(merged), peak, warnings)
+        yield (merged, tier_text(merged) if want_tier else None, peak, warnings)
 
 
 def merge_partial_part(texts):
@@ -295,7 +296,7 @@ def merge_partial_part(texts):
             yield f.read()
 
 
-def tree_merge(texts, fanin):
+def tree_merge(texts, fanin, want_tier=True):
     """The partitions' rule files (an RDD of texts, at most one per partition) merged on the
     executors as a tree: while more than `fanin` partitions are left, each level sends
     partitions i·fanin … i·fanin + fanin − 1 to partition i and merges its files with
@@ -315,7 +316,7 @@ def tree_merge(texts, fanin):
         )
     out = (
         texts.mapPartitionsWithIndex(group(n)).partitionBy(1, lambda k: 0).values()
-        .mapPartitions(final_merge_part).collect()
+        .mapPartitions(lambda it: final_merge_part(it, want_tier)).collect()
     )
     return out[0] if out else None
 
@@ -426,7 +427,7 @@ def learn(spark, a):
     tag = f"{os.getpid()}-{int(time.time() * 1000)}"
     passes = []
 
-    def run_pass(n, shipped_args):
+    def run_pass(n, shipped_args, want_tier=True):
         t = time.time()
         learned = by_pid.mapPartitions(learn_partition(learn_args, shipped_args)).persist(
             StorageLevel.DISK_ONLY)
@@ -434,7 +435,7 @@ def learn(spark, a):
         # are merged on the executors (a tree of `merge --partial`), the last step here.
         res = learned.map(lambda r: (r[0], None, r[2], r[3], r[4])).collect()
         try:
-            top = tree_merge(learned.map(lambda r: r[1]), a.merge_fanin)
+            top = tree_merge(learned.map(lambda r: r[1]), a.merge_fanin, want_tier)
         finally:
             learned.unpersist()
         if top is None:
@@ -467,7 +468,8 @@ def learn(spark, a):
                 spark.sparkContext.addFile(slim)
                 name = os.path.basename(slim)
                 results, merged, _ = run_pass(
-                    3, [("--cross-host-candidates", name), ("--cross-host-decided", name)])
+                    3, [("--cross-host-candidates", name), ("--cross-host-decided", name)],
+                    want_tier=False)
                 every += results
         # Atomic: the output appears whole or not at all.
         partial = f"{a.output}.partial-{tag}"

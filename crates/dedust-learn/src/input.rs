@@ -308,6 +308,7 @@ fn record(acc: &mut Acc, rep: &mut ReadReport, lineno: usize, c: Option<&str>, u
             acc.push(c, u);
             rep.records += 1;
         }
+        (Some(""), Some(u)) if looks_like_url(u) => rep.bad(lineno, "empty cluster id"),
         (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
         _ => rep.bad(lineno, "missing column"),
     }
@@ -1111,5 +1112,20 @@ mod tests {
             read("crawl.gz", b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
             Err(Error::EmptyInput { skipped: 1, .. })
         ));
+        // Each skipped line says what is wrong with it.
+        let (_, rep) = read(
+            "a.tsv",
+            b"cluster\turl\n \thttp://h/1\nc\tnot a url\nc\nc\thttp://h/2\n",
+        )
+        .unwrap();
+        let why: Vec<&str> = rep.first_bad.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(
+            why,
+            [
+                "empty cluster id",
+                "not a URL: \"not a url\"",
+                "missing column"
+            ]
+        );
     }
 }
