@@ -115,27 +115,46 @@ impl ReadReport {
 pub const MAX_RECORD_LINE: u64 = 16 << 20;
 
 struct Acc {
-    index: HashMap<String, usize>,
+    /// Cluster indices by id: hashed by the id text, which lives in the cluster only (one
+    /// copy of each id, where a map of `String` keys holds two).
+    index: hashbrown::HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
     clusters: Vec<Cluster>,
 }
 
 impl Acc {
+    fn new() -> Acc {
+        Acc {
+            index: hashbrown::HashTable::new(),
+            hasher: Default::default(),
+            clusters: Vec::new(),
+        }
+    }
+
     fn push(&mut self, cluster: &str, url: &str) {
+        use std::hash::BuildHasher;
         // Files mostly list a cluster's URLs together: the cluster of the last line is tried
         // before the map (a lookup in a map of millions of ids misses the cache).
         if let Some(c) = self.clusters.last_mut().filter(|c| c.id == cluster) {
             c.urls.push(url.to_string());
             return;
         }
-        let i = match self.index.get(cluster) {
-            Some(&i) => i,
-            None => {
-                self.index.insert(cluster.to_string(), self.clusters.len());
+        let (clusters, hasher) = (&self.clusters, &self.hasher);
+        let entry = self.index.entry(
+            hasher.hash_one(cluster),
+            |&i| clusters[i as usize].id == cluster,
+            |&i| hasher.hash_one(clusters[i as usize].id.as_str()),
+        );
+        let i = match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get() as usize,
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let i = self.clusters.len();
+                e.insert(i as u32);
                 self.clusters.push(Cluster {
                     id: cluster.to_string(),
                     urls: Vec::new(),
                 });
-                self.clusters.len() - 1
+                i
             }
         };
         self.clusters[i].urls.push(url.to_string());
@@ -354,10 +373,7 @@ pub fn read_clusters_from(
     format: InputFormat,
 ) -> Result<(Vec<Cluster>, ReadReport)> {
     let mut rep = ReadReport::default();
-    let mut acc = Acc {
-        index: HashMap::new(),
-        clusters: Vec::new(),
-    };
+    let mut acc = Acc::new();
     // WARC records are not lines: found from the first bytes.
     let warc = match format {
         InputFormat::Warc => true,
@@ -776,10 +792,7 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
 
 /// Group `(cluster, url)` rows into clusters, in first-seen order.
 pub fn rows_to_clusters(rows: &[(String, String)]) -> Vec<Cluster> {
-    let mut acc = Acc {
-        index: HashMap::new(),
-        clusters: Vec::new(),
-    };
+    let mut acc = Acc::new();
     for (c, u) in rows {
         acc.push(c, u);
     }
