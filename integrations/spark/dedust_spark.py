@@ -250,18 +250,26 @@ def run_merge(files, out, partial):
     return (int(float(peaks[-1]) * 1048576) if peaks else 0), warnings
 
 
+def write_parts(texts, tmp):
+    """Rule file texts written to files in directory `tmp` as they arrive (one held at a
+    time). Returns `(paths, last text or None)`."""
+    files, last = [], None
+    for i, text in enumerate(texts):
+        f = os.path.join(tmp, f"part-{i:05d}.json")
+        with open(f, "w", encoding="utf-8") as o:
+            o.write(text)
+        files.append(f)
+        last = text
+    return files, last
+
+
 def final_merge_part(texts, want_tier=True):
     """The last step of the tree merge, on one executor: its rule file texts merged by
     `dedust merge` (the pass's result), and the slim tier file of it for the next pass
     ([`tier_text`]). Yields `(merged text, tier text or None, merge peak RSS KiB, warnings)`,
     nothing for no files. The driver then holds these two texts, nothing per partition."""
     with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for i, text in enumerate(texts):
-            f = os.path.join(tmp, f"part-{i:05d}.json")
-            with open(f, "w", encoding="utf-8") as o:
-                o.write(text)
-            files.append(f)
+        files, _ = write_parts(texts, tmp)
         if not files:
             return
         out = os.path.join(tmp, "merged.json")
@@ -276,13 +284,7 @@ def merge_partial_part(texts):
     temporary files as they arrive (one held at a time) and combined by `dedust merge --partial`
     into one partial file; a lone text passes as it is, an empty partition yields nothing."""
     with tempfile.TemporaryDirectory() as tmp:
-        files, last = [], None
-        for i, text in enumerate(texts):
-            f = os.path.join(tmp, f"part-{i:05d}.json")
-            with open(f, "w", encoding="utf-8") as o:
-                o.write(text)
-            files.append(f)
-            last = text
+        files, last = write_parts(texts, tmp)
         if not files:
             return
         if len(files) == 1:

@@ -193,6 +193,14 @@ fn merge_impl(
             !exposed || ids.contains(e.id.as_str())
         })
     };
+    // The pooled candidates some exposed input did not validate (ascending ids: `evidence` is
+    // pooled by id), found once: the decision below skips them and the file lists them.
+    let unchecked: Vec<String> = evidence
+        .iter()
+        .filter(|e| !checked_everywhere(e))
+        .map(|e| e.id.clone())
+        .collect();
+    let checked_everywhere = |e: &Rule| unchecked.binary_search(&e.id).is_err();
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
     // Revocations are decided first, so a revoked rule takes part in no conflict and no pooled
@@ -356,11 +364,7 @@ fn merge_impl(
     }
     crate::judge::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
-    out.unchecked = evidence
-        .iter()
-        .filter(|e| !checked_everywhere(e))
-        .map(|e| e.id.clone())
-        .collect();
+    out.unchecked = unchecked;
     if partial {
         out.partial = true;
         out.format = crate::rulefile::PARTIAL_FORMAT.to_string();
