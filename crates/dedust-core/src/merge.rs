@@ -183,7 +183,7 @@ fn merge_impl(
                 .collect()
         })
         .collect();
-    let checked_everywhere = |e: &Rule| {
+    let validated_by_exposed_inputs = |e: &Rule| {
         let key = crate::tier::exposure_key(e);
         distinct.iter().zip(&checked_ids).all(|(f, ids)| {
             let exposed = key.as_ref().is_none_or(|k| match f.exposure.get(k) {
@@ -197,9 +197,10 @@ fn merge_impl(
     // pooled by id), found once: the decision below skips them and the file lists them.
     let unchecked: Vec<String> = evidence
         .iter()
-        .filter(|e| !checked_everywhere(e))
+        .filter(|e| !validated_by_exposed_inputs(e))
         .map(|e| e.id.clone())
         .collect();
+    debug_assert!(unchecked.is_sorted(), "evidence is pooled by id");
     let checked_everywhere = |e: &Rule| unchecked.binary_search(&e.id).is_err();
     // By id: identical rules collapse; the same id with other numbers keeps the better one.
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();

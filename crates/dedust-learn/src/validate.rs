@@ -237,36 +237,7 @@ impl<'a> UrlIndex<'a> {
         for part in parts {
             out.append(part);
         }
-        out.shrink();
         out
-    }
-
-    /// Give back what the lists grew beyond their length while appended (about a third of
-    /// the index: it is held through validation).
-    fn shrink(&mut self) {
-        let lists = self
-            .by_host
-            .values_mut()
-            .chain([&mut self.all])
-            .flat_map(|(v, by_first)| std::iter::once(v).chain(by_first.values_mut()))
-            .chain(&mut self.by_flag)
-            .chain(
-                [
-                    &mut self.by_doc,
-                    &mut self.by_param,
-                    &mut self.by_path_param,
-                    &mut self.by_label,
-                    &mut self.by_lower,
-                    &mut self.by_static,
-                    &mut self.by_suffix,
-                ]
-                .into_iter()
-                .flat_map(HashMap::values_mut),
-            )
-            .chain([&mut self.first, &mut self.host]);
-        for v in lists {
-            v.shrink_to_fit();
-        }
     }
 
     /// The list of URLs with feature `k`.
@@ -752,7 +723,8 @@ fn joint_drops(
     // After JOINT_ROUNDS rounds the world only shrinks, so it reaches a fixed point.
     for round in 0..JOINT_ROUNDS + members.len() {
         let w = World::new(ctx, world.iter().map(|&i| &rules[i]));
-        let print = w.fingerprint(&seeds);
+        // Which URLs the world changes into what (`changed` is the set of `by_image`'s URLs).
+        let print = w.by_image.fingerprint(&seeds);
         // A member's merges change only when the world's results do, or when a more general
         // drop of its name came or went ([`World::covers`]).
         let redo: Vec<bool> = match &last {
@@ -799,7 +771,8 @@ fn joint_drops(
     }
 }
 
-/// Two random hash seeds of one run, for 128-bit fingerprints ([`Images::fingerprint`]).
+/// Two random hash seeds (drawn per [`joint_drops`] call), for 128-bit fingerprints
+/// ([`Images::fingerprint`]).
 struct Seeds([foldhash::quality::RandomState; 2]);
 
 impl Seeds {
@@ -913,9 +886,10 @@ impl Images {
         x
     }
 
-    /// A 128-bit digest of the buffers under two per-run random seeds: equal maps give equal
-    /// fingerprints, and different ones equal fingerprints with probability about 2^-128 (the
-    /// seeds are not known to whoever wrote the URLs).
+    /// A 128-bit digest of the buffers under two random seeds: equal maps give equal
+    /// fingerprints; different ones give equal fingerprints with negligible probability (about
+    /// 2^-128 for a good hash; the seeds are drawn at run time, unknown to whoever wrote the
+    /// URLs).
     fn fingerprint(&self, seeds: &Seeds) -> [u64; 2] {
         use std::hash::Hash;
         seeds.each(|h| {
@@ -991,17 +965,6 @@ impl World {
         }
     }
 
-    /// A digest of which URLs the world changes into what ([`Images::fingerprint`]).
-    fn fingerprint(&self, seeds: &Seeds) -> [u64; 2] {
-        use std::hash::{Hash, Hasher};
-        let [a, b] = self.by_image.fingerprint(seeds);
-        seeds.each(|h| {
-            self.changed.hash(h);
-            h.write_u64(a);
-            h.write_u64(b);
-        })
-    }
-
     /// The world's rules less `r`.
     fn without(&self, r: &Rule) -> Normalizer {
         let rest = self
@@ -1039,7 +1002,7 @@ struct Merge {
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
 struct MergeContext<'a> {
     all: Both<'a>,
-    /// Validation URLs are `all[..nv]`; the rest are reference URLs.
+    /// Validation URLs are `all.first` (indices below `nv`); reference URLs follow.
     nv: usize,
     index: UrlIndex<'a>,
     /// URL → its last index; `next` chains the others (a URL may sit in several clusters).
