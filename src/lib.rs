@@ -60,6 +60,6 @@ pub use rules::{
 };
 pub use tokenize::{Token, TokenKind, Tokens};
 pub use validate::{
-    labeled, rule_stats, select, split_clusters, Labeled, SplitMode, ValidateOptions,
-    ValidateReport,
+    labeled, rule_stats, select, split_clusters, Labeled, LabeledRef, LabeledUrls, SplitMode,
+    ValidateOptions, ValidateReport,
 };

@@ -21,7 +21,8 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     }
     let opts = a.validate.options();
     // Judged as `learn` judges: cross-host drops and host conventions together.
-    let stats = dedust::validate::rule_stats_together(&mut rules, &data, &[], &opts);
+    let stats =
+        dedust::validate::rule_stats_together(&mut rules, &data, &Default::default(), &opts);
     let mut rows = Vec::new();
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };

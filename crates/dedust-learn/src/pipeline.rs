@@ -139,7 +139,7 @@ fn from_prepared(
 fn finish(
     mut cands: Vec<Rule>,
     stats: LearnStats,
-    data: Vec<crate::validate::Labeled>,
+    data: crate::validate::LabeledUrls,
     parts: Option<&Vec<Vec<Cluster>>>,
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
@@ -165,7 +165,12 @@ fn finish(
                     (st, None, None)
                 }
                 None => {
-                    let (st, w, e) = crate::validate::rule_stats_joint(&mut cands, &data, &[], &v);
+                    let (st, w, e) = crate::validate::rule_stats_joint(
+                        &mut cands,
+                        &data,
+                        &Default::default(),
+                        &v,
+                    );
                     (st, Some(w), Some(e))
                 }
             };

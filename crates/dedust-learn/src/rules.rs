@@ -1687,14 +1687,16 @@ impl Prepared {
         self.labels.push(label);
     }
 
-    /// The labelled URLs, moved out (for validation).
-    pub fn into_labeled(self) -> Vec<crate::validate::Labeled> {
-        let mut out = Vec::with_capacity(self.urls.iter().map(Vec::len).sum());
+    /// The labelled URLs, moved into one buffer (for validation); each cluster's strings are
+    /// freed once copied.
+    pub fn into_labeled(self) -> crate::validate::LabeledUrls {
+        let urls = self.urls.iter().map(Vec::len).sum();
+        let bytes = self.urls.iter().flatten().map(String::len).sum();
+        let mut out = crate::validate::LabeledUrls::with_capacity(urls, bytes);
         for (urls, label) in self.urls.into_iter().zip(self.labels) {
-            out.extend(urls.into_iter().map(|url| crate::validate::Labeled {
-                url,
-                cluster: label,
-            }));
+            for url in urls {
+                out.push(&url, label);
+            }
         }
         out
     }

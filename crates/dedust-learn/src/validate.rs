@@ -35,7 +35,8 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// One base-normalized URL with its ground-truth cluster.
+/// One base-normalized URL with its ground-truth cluster, owned (validation reads them from a
+/// [`LabeledUrls`]: collect them into one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Labeled {
     /// Base-normalized URL.
@@ -44,12 +45,118 @@ pub struct Labeled {
     pub cluster: usize,
 }
 
+/// One labelled URL of [`LabeledUrls`], borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabeledRef<'a> {
+    /// Base-normalized URL.
+    pub url: &'a str,
+    /// Index of its true cluster.
+    pub cluster: usize,
+}
+
+/// Base-normalized URLs with their true clusters, the URLs' bytes one after another in one
+/// buffer: 16 bytes a URL beside its text, where a [`Labeled`] each held 32 and a heap block
+/// of its own (about 0.3 GB less at 10 M URLs, and no fragments of them left behind).
+///
+/// ```
+/// use dedust_learn::{Labeled, LabeledUrls};
+/// let data: LabeledUrls = [("http://h/a", 0), ("http://h/b", 7)]
+///     .into_iter()
+///     .map(|(u, c)| Labeled { url: u.into(), cluster: c })
+///     .collect();
+/// assert_eq!((data.len(), data.url(1), data.cluster(1)), (2, "http://h/b", 7));
+/// assert_eq!(data.iter().map(|l| l.url).collect::<Vec<_>>(), ["http://h/a", "http://h/b"]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabeledUrls {
+    /// The URLs, one after another.
+    text: String,
+    /// Where URL `i` ends in `text` (it starts where URL `i - 1` ends).
+    ends: Vec<usize>,
+    /// URL `i`'s cluster.
+    clusters: Vec<usize>,
+}
+
+impl LabeledUrls {
+    /// Empty, with room for `urls` URLs of `bytes` bytes in all.
+    pub fn with_capacity(urls: usize, bytes: usize) -> LabeledUrls {
+        LabeledUrls {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(urls),
+            clusters: Vec::with_capacity(urls),
+        }
+    }
+
+    /// Add a URL of cluster `cluster`.
+    pub fn push(&mut self, url: &str, cluster: usize) {
+        self.text.push_str(url);
+        self.ends.push(self.text.len());
+        self.clusters.push(cluster);
+    }
+
+    /// Number of URLs.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// URL `i` (panics past the end).
+    pub fn url(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    /// URL `i`'s cluster.
+    pub fn cluster(&self, i: usize) -> usize {
+        self.clusters[i]
+    }
+
+    /// URL `i` with its cluster.
+    pub fn get(&self, i: usize) -> LabeledRef<'_> {
+        LabeledRef {
+            url: self.url(i),
+            cluster: self.clusters[i],
+        }
+    }
+
+    /// The URLs in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = LabeledRef<'_>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The URLs in order, in parallel.
+    pub fn par_iter(&self) -> impl IndexedParallelIterator<Item = LabeledRef<'_>> + '_ {
+        (0..self.len()).into_par_iter().map(|i| self.get(i))
+    }
+}
+
+impl FromIterator<Labeled> for LabeledUrls {
+    fn from_iter<I: IntoIterator<Item = Labeled>>(it: I) -> LabeledUrls {
+        let mut out = LabeledUrls::default();
+        for l in it {
+            out.push(&l.url, l.cluster);
+        }
+        out
+    }
+}
+
+/// No URLs (an empty part of a [`Both`]).
+static NO_URLS: LabeledUrls = LabeledUrls {
+    text: String::new(),
+    ends: Vec::new(),
+    clusters: Vec::new(),
+};
+
 /// Validation URLs followed by reference URLs, indexed as one list without a list of
-/// references (8 bytes a URL less: 80 MB at 10 M URLs).
+/// references.
 #[derive(Clone, Copy)]
 struct Both<'a> {
-    first: &'a [Labeled],
-    then: &'a [Labeled],
+    first: &'a LabeledUrls,
+    then: &'a LabeledUrls,
 }
 
 impl<'a> Both<'a> {
@@ -58,36 +165,25 @@ impl<'a> Both<'a> {
     }
 
     /// URL `i`.
-    fn get(&self, i: usize) -> &'a Labeled {
-        match self.first.get(i) {
-            Some(l) => l,
-            None => &self.then[i - self.first.len()],
+    fn get(&self, i: usize) -> LabeledRef<'a> {
+        match i.checked_sub(self.first.len()) {
+            None => self.first.get(i),
+            Some(j) => self.then.get(j),
         }
-    }
-}
-
-impl std::ops::Index<usize> for Both<'_> {
-    type Output = Labeled;
-
-    fn index(&self, i: usize) -> &Labeled {
-        self.get(i)
     }
 }
 
 /// Base-normalize and label the URLs of clusters (malformed URLs are left out and counted).
 ///
 /// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable.
-pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (Vec<Labeled>, usize) {
-    let mut out = Vec::new();
+pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
+    let mut out = LabeledUrls::default();
     let mut bad = 0;
     for c in clusters {
         let label = c.label();
         for u in &c.urls {
             match crate::base_normalize(u, base) {
-                Ok(url) => out.push(Labeled {
-                    url,
-                    cluster: label,
-                }),
+                Ok(url) => out.push(&url, label),
                 Err(_) => bad += 1,
             }
         }
@@ -197,7 +293,7 @@ impl<'a> UrlIndex<'a> {
                 for i in c * CHUNK..((c + 1) * CHUNK).min(urls.len()) {
                     let l = urls.get(i);
                     let i = i as u32;
-                    let p = split_url(&l.url);
+                    let p = split_url(l.url);
                     let first = p.map_or("", |p| {
                         let rest = p.path.get(1..).unwrap_or("");
                         dedust_core::__private::url_parts::split_ascii(rest, b'/')
@@ -410,22 +506,22 @@ fn first_literal(r: &Rule) -> Option<&str> {
 /// Support and false positives of every rule applied alone.
 ///
 /// ```
-/// use dedust_learn::{learn_candidates, rule_stats, Cluster, Labeled, LearnOptions};
+/// use dedust_learn::{learn_candidates, rule_stats, Cluster, Labeled, LabeledUrls, LearnOptions};
 /// let c = vec![Cluster { id: "a".into(), urls: vec!["http://h/x?t=1".into(), "http://h/x?s=9f8e7d&t=1".into()] }];
 /// let (rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
-/// let v = vec![
+/// let v: LabeledUrls = [
 ///     Labeled { url: "http://h/x?t=2".into(), cluster: 0 },
 ///     Labeled { url: "http://h/x?s=5a4b3c&t=2".into(), cluster: 0 },
 ///     Labeled { url: "http://h/x?s=6a5b4c&t=3".into(), cluster: 1 },
-/// ];
-/// let st = rule_stats(&rules, &v, &[]);
+/// ].into_iter().collect();
+/// let st = rule_stats(&rules, &v, &LabeledUrls::default());
 /// let i = rules.iter().position(|r| r.pattern.contains("[s]")).unwrap();
 /// assert_eq!(st[i], (1, 0)); // `?s=5a4b3c&t=2` merged with `?t=2`; `?s=6a5b4c&t=3` rewritten but alone
 /// ```
 pub fn rule_stats(
     rules: &[Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
 ) -> Vec<(usize, usize)> {
     let ctx = MergeContext::new(validation, reference, rules);
     rules
@@ -444,17 +540,18 @@ pub fn rule_stats(
 /// domains, so a rule that is wrong on many sites is rejected by its fpr, not excepted.
 ///
 /// ```
-/// use dedust_learn::{learn_candidates, validate::rule_stats_and_sites, Cluster, Labeled, LearnOptions};
+/// use dedust_learn::{learn_candidates, validate::rule_stats_and_sites, Cluster, Labeled, LabeledUrls, LearnOptions};
 /// let mk = |id: &str, u: &[&str]| Cluster { id: id.into(), urls: u.iter().map(|s| s.to_string()).collect() };
 /// let c = vec![mk("a", &["http://a.org/x?t=1", "http://a.org/x?sid=1f2e3d4c5b6a7980&t=1"]),
 ///              mk("b", &["http://b.org/y", "http://b.org/y?sid=8f7e6d5c4b3a2910"]),
 ///              mk("c", &["http://c.org/z", "http://c.org/z?sid=aa00bb11cc22dd33"])];
 /// let (mut rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
 /// let l = |u: &str, c| Labeled { url: u.into(), cluster: c };
-/// let data = vec![l("http://d.org/p", 0), l("http://d.org/p?sid=0123456789abcdef", 0),
+/// let data: LabeledUrls = [l("http://d.org/p", 0), l("http://d.org/p?sid=0123456789abcdef", 0),
 ///                 l("http://e.org/q", 1), l("http://e.org/q?sid=fedcba9876543210", 1),
-///                 l("http://f.org/r", 2), l("http://f.org/r?sid=00112233aabbccdd", 3)];
-/// let st = rule_stats_and_sites(&mut rules, &data, &[]);
+///                 l("http://f.org/r", 2), l("http://f.org/r?sid=00112233aabbccdd", 3)]
+///     .into_iter().collect();
+/// let st = rule_stats_and_sites(&mut rules, &data, &LabeledUrls::default());
 /// let i = rules.iter().position(|r| r.pattern == "*://*{/path}?sid={hex:sid}&{rest}").unwrap();
 /// assert_eq!(st[i], (3, 1));
 /// assert_eq!((rules[i].sites, rules[i].except.clone()), (Some(2), vec!["f.org".to_string()]));
@@ -464,8 +561,8 @@ pub fn rule_stats(
 /// ```
 pub fn rule_stats_and_sites(
     rules: &mut [Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
 ) -> Vec<(usize, usize)> {
     rule_stats_rewrites(rules, validation, reference).0
 }
@@ -481,14 +578,14 @@ pub fn rule_stats_and_sites(
 ///     format!("http://{h}.org/p?utm_medium=social&utm_source=tw{h}2")] }).collect();
 /// let (mut rules, _) = learn_candidates(&c, &LearnOptions::default(), &|_| {});
 /// let data = labeled(&c, &BaseOptions::default()).0;
-/// let st = rule_stats_together(&mut rules, &data, &[], &Default::default());
+/// let st = rule_stats_together(&mut rules, &data, &Default::default(), &Default::default());
 /// let i = rules.iter().position(|r| r.pattern.contains("?utm_source={")).unwrap();
 /// assert_eq!(st[i], (6, 0)); // alone: (0, 0), utm_medium stays behind
 /// ```
 pub fn rule_stats_together(
     rules: &mut [Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
     opts: &ValidateOptions,
 ) -> Vec<(usize, usize)> {
     rule_stats_joint(rules, validation, reference, opts).0
@@ -506,8 +603,8 @@ pub(crate) type RuleRewrites = Vec<(u32, u64)>;
 /// cross-host rules, the [`exposure`] of the validation and reference URLs.
 pub(crate) fn rule_stats_rewrites(
     rules: &mut [Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
 ) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
     rule_stats_with(rules, validation, reference, None)
 }
@@ -518,8 +615,8 @@ pub(crate) fn rule_stats_rewrites(
 /// merging duplicates, which neither does alone.
 pub(crate) fn rule_stats_joint(
     rules: &mut [Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
     opts: &ValidateOptions,
 ) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
     rule_stats_with(rules, validation, reference, Some(opts))
@@ -527,8 +624,8 @@ pub(crate) fn rule_stats_joint(
 
 fn rule_stats_with(
     rules: &mut [Rule],
-    validation: &[Labeled],
-    reference: &[Labeled],
+    validation: &LabeledUrls,
+    reference: &LabeledUrls,
     joint: Option<&ValidateOptions>,
 ) -> (Vec<(usize, usize)>, Rewrites, BTreeMap<String, usize>) {
     let ctx = MergeContext::new(validation, reference, rules);
@@ -940,8 +1037,8 @@ impl World {
             .map(|chunk| {
                 let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
                 for &i in chunk {
-                    let u = &ctx.all[i as usize].url;
-                    let o = norm.apply_rules(u.clone()).url;
+                    let u = &ctx.all.get(i as usize).url;
+                    let o = norm.apply_rules(u.to_string()).url;
                     if o != *u {
                         urls.push(i);
                         text.push_str(&o);
@@ -1019,8 +1116,8 @@ struct MergeContext<'a> {
 impl<'a> MergeContext<'a> {
     /// The URLs are indexed by exposure feature too when `rules` has a cross-host rule.
     fn new(
-        validation: &'a [Labeled],
-        reference: &'a [Labeled],
+        validation: &'a LabeledUrls,
+        reference: &'a LabeledUrls,
         rules: &[Rule],
     ) -> MergeContext<'a> {
         let all = Both {
@@ -1042,10 +1139,10 @@ impl<'a> MergeContext<'a> {
         let mut head: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(all.len());
         let mut next: Vec<u32> = vec![u32::MAX; all.len()];
         let mut later = vec![false; all.len()];
-        for (i, l) in all.first.iter().chain(all.then).enumerate() {
-            let u = l.url.as_str();
-            let at = |&j: &u32| all[j as usize].url == u;
-            let rehash = |&j: &u32| hash(&all[j as usize].url);
+        for (i, l) in all.first.iter().chain(all.then.iter()).enumerate() {
+            let u = l.url;
+            let at = |&j: &u32| all.get(j as usize).url == u;
+            let rehash = |&j: &u32| hash(all.get(j as usize).url);
             match head.entry(hash(u), at, rehash) {
                 hashbrown::hash_table::Entry::Occupied(mut e) => {
                     let prev = std::mem::replace(e.get_mut(), i as u32);
@@ -1073,7 +1170,7 @@ impl<'a> MergeContext<'a> {
         let h = std::hash::BuildHasher::hash_one(&self.hasher, u);
         let mut cur = self
             .head
-            .find(h, |&j| self.all[j as usize].url == u)
+            .find(h, |&j| self.all.get(j as usize).url == u)
             .copied()
             .unwrap_or(u32::MAX);
         std::iter::from_fn(move || {
@@ -1133,7 +1230,7 @@ impl<'a> MergeContext<'a> {
             if !self.index.may_match(need, i) {
                 continue;
             }
-            let u = &all[i as usize].url;
+            let u = &all.get(i as usize).url;
             // Where a more general drop does the work, `r` earns nothing, but its wrong merges
             // still count (on a site excepted from that drop, `r` makes them).
             let cov = world.is_some_and(|w| w.covers(r, u));
@@ -1195,8 +1292,8 @@ impl<'a> MergeContext<'a> {
                 }
             }
             // One URL (or copies of it) sent where no URL is: no merge.
-            let first = all[group[0].1 as usize].url.as_str();
-            if unchanged.is_empty() && group.iter().all(|g| all[g.1 as usize].url == first) {
+            let first = all.get(group[0].1 as usize).url;
+            if unchanged.is_empty() && group.iter().all(|g| all.get(g.1 as usize).url == first) {
                 continue;
             }
             bucket.clear();
@@ -1204,7 +1301,7 @@ impl<'a> MergeContext<'a> {
             let rewritten = bucket.len();
             bucket.extend_from_slice(&unchanged);
             distinct.clear();
-            distinct.extend(bucket.iter().map(|&j| all[j as usize].url.as_str()));
+            distinct.extend(bucket.iter().map(|&j| all.get(j as usize).url));
             distinct.sort_unstable();
             distinct.dedup();
             if distinct.len() < 2 {
@@ -1220,7 +1317,7 @@ impl<'a> MergeContext<'a> {
                     let wo = without.get_or_init(|| w.without(r));
                     let alone: Vec<String> = bucket[..rewritten]
                         .iter()
-                        .map(|&j| wo.apply_rules(all[j as usize].url.clone()).url)
+                        .map(|&j| wo.apply_rules(all.get(j as usize).url.to_string()).url)
                         .collect();
                     // Two results or more: every URL differs from some other one.
                     let split = alone.iter().any(|a| *a != alone[0]);
@@ -1233,7 +1330,7 @@ impl<'a> MergeContext<'a> {
                 .zip(&needed)
                 .filter(|&(&i, &n)| n && (i as usize) < self.nv)
             {
-                let fp = all[i as usize].cluster != major;
+                let fp = all.get(i as usize).cluster != major;
                 if !fp && covered.binary_search(&i).is_ok() {
                     continue;
                 }
@@ -1251,10 +1348,10 @@ impl<'a> MergeContext<'a> {
         let all = self.all;
         // Clusters and their counts: sorted labels (buckets are mostly two or three URLs).
         labels.clear();
-        labels.extend(bucket.iter().map(|&j| all[j as usize].cluster));
+        labels.extend(bucket.iter().map(|&j| all.get(j as usize).cluster));
         labels.sort_unstable();
         let counts = labels.chunk_by(|a, b| a == b).map(|g| (g[0], g.len()));
-        let anchored = |c: usize| unchanged.iter().any(|&j| all[j as usize].cluster == c);
+        let anchored = |c: usize| unchanged.iter().any(|&j| all.get(j as usize).cluster == c);
         counts
             .max_by(|a, b| {
                 a.1.cmp(&b.1)
@@ -1279,7 +1376,7 @@ impl<'a> MergeContext<'a> {
             if self.later[i as usize] || !self.index.may_match(need, i) {
                 continue;
             }
-            let u = all[i as usize].url.as_str();
+            let u = all.get(i as usize).url;
             let Some(o) = apply_rule(r, u).filter(|o| o != u) else {
                 continue;
             };
@@ -1299,7 +1396,7 @@ impl<'a> MergeContext<'a> {
             {
                 out.push(Merge {
                     url: j,
-                    fp: all[j as usize].cluster != major,
+                    fp: all.get(j as usize).cluster != major,
                     seen: true,
                 });
             }
@@ -1315,7 +1412,7 @@ impl<'a> MergeContext<'a> {
 pub fn select(
     rules: Vec<Rule>,
     stats: &[(usize, usize)],
-    data: &[Labeled],
+    data: &LabeledUrls,
     opts: &ValidateOptions,
 ) -> (Vec<Rule>, ValidateReport) {
     select_cached(rules, stats, None, data, opts, None)
@@ -1327,7 +1424,7 @@ pub(crate) fn select_cached(
     rules: Vec<Rule>,
     stats: &[(usize, usize)],
     rewrites: Option<Rewrites>,
-    data: &[Labeled],
+    data: &LabeledUrls,
     opts: &ValidateOptions,
     decided: Option<&std::collections::BTreeSet<String>>,
 ) -> (Vec<Rule>, ValidateReport) {
@@ -1410,7 +1507,7 @@ pub(crate) fn select_cached(
 
 /// Make a rule set deployable on `data`: conflicts removed (better rule kept), specific rules
 /// first, idempotent. Returns the rules, the number of conflicts and of idempotence removals.
-pub fn finalize(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize) {
+pub fn finalize(rules: Vec<Rule>, data: &LabeledUrls) -> (Vec<Rule>, usize, usize) {
     let cache = vec![None; rules.len()];
     let (kept, conflicts, removed, _) = finalize_counts(rules, cache, data);
     (kept, conflicts, removed)
@@ -1421,7 +1518,7 @@ pub fn finalize(rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, usize)
 fn finalize_counts(
     rules: Vec<Rule>,
     cache: Vec<Option<RuleRewrites>>,
-    data: &[Labeled],
+    data: &LabeledUrls,
 ) -> (Vec<Rule>, usize, usize, usize) {
     let (kept, conflicts) = deconflict(rules, cache, data);
     let mut kept = cross_host_after_hosts(kept);
@@ -1461,7 +1558,7 @@ fn finalize_counts(
 /// One pass over the trails; URLs of clusters a cross-host template or alias touched are split
 /// and grouped by (cluster, domain), and each group is counted by canonical form: `O(U)` plus
 /// `O(U_g)` splits and map updates.
-fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool {
+fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bool {
     let moves = |i: u32| {
         let r = &rules[i as usize];
         r.is_global() && matches!(r.kind, RuleKind::Template | RuleKind::Alias)
@@ -1483,7 +1580,7 @@ fn host_rules_win(rules: &mut [Rule], data: &[Labeled], trails: &Trails) -> bool
         if !touched.contains(&l.cluster) {
             continue;
         }
-        let Some(p) = split_url(&l.url) else { continue };
+        let Some(p) = split_url(l.url) else { continue };
         let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
         moved.sort_unstable();
         moved.dedup();
@@ -1570,7 +1667,7 @@ fn not_idempotent(n: &Normalizer, url: &str, out: Option<String>, fired: &[u32])
 /// check runs when one of them is not idempotent.
 fn recheck_idempotent(
     rules: Vec<Rule>,
-    data: &[Labeled],
+    data: &LabeledUrls,
     trails: &Trails,
     dropped: &HashSet<usize>,
 ) -> (Vec<Rule>, usize) {
@@ -1582,8 +1679,8 @@ fn recheck_idempotent(
             if *fixed && !fired.iter().any(|k| dropped.contains(&(*k as usize))) {
                 return false;
             }
-            let (out, fired, fixed) = n.trace_fixed(&l.url);
-            !fixed && not_idempotent(&n, &l.url, out, &fired).is_some()
+            let (out, fired, fixed) = n.trace_fixed(l.url);
+            !fixed && not_idempotent(&n, l.url, out, &fired).is_some()
         });
     if any_bad {
         let (rules, removed, _) = make_idempotent(rules, data);
@@ -1611,14 +1708,14 @@ fn with_out(current: &[usize], url: &str, set: &dyn Fn(&[usize], usize) -> Norma
 /// URLs where that rule fired (or that an earlier removal touched).
 fn without_redundant(
     rules: Vec<Rule>,
-    data: &[Labeled],
+    data: &LabeledUrls,
     trails: &Trails,
 ) -> (Vec<Rule>, HashSet<usize>) {
     // Only host rules look for candidates here.
     let index = UrlIndex::new(
         Both {
             first: data,
-            then: &[],
+            then: &NO_URLS,
         },
         false,
         &Default::default(),
@@ -1685,7 +1782,7 @@ fn without_redundant(
                     canon.insert(u, *h);
                     continue;
                 }
-                let (out, by) = with.trace(&data[u as usize].url);
+                let (out, by) = with.trace(data.url(u as usize));
                 for k in by {
                     if let Some(&r) = current.get(k) {
                         fired.entry(r).or_default().push(u);
@@ -1710,7 +1807,7 @@ fn without_redundant(
                     // would rewrite some data URL alone (it is shadowed there).
                     if retraced
                         || index.candidates(&rules[t]).iter().any(|&i| {
-                            let u = data[i as usize].url.as_str();
+                            let u = data.url(i as usize);
                             apply_rule(&rules[t], u).is_some_and(|o| o != u)
                         })
                     {
@@ -1724,7 +1821,7 @@ fn without_redundant(
                 // The host rules that fire on each touched URL without `t`.
                 let mut now: Vec<(u32, Vec<usize>)> = Vec::with_capacity(touched.len());
                 let same = touched.iter().all(|&u| {
-                    let url = &data[u as usize].url;
+                    let url = &data.url(u as usize);
                     let want = canon
                         .get(&u)
                         .copied()
@@ -1762,12 +1859,12 @@ fn without_redundant(
 }
 
 /// Per exposure key, how many of `data`'s URLs a cross-host candidate of that key could touch.
-pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
+pub fn exposure(data: &LabeledUrls) -> BTreeMap<String, usize> {
     let counts = data
         .par_iter()
         .fold(HashMap::new, |mut m: HashMap<Feature, usize>, l| {
             let mut keys = Vec::new();
-            url_exposure(&l.url, &mut keys);
+            url_exposure(l.url, &mut keys);
             for k in keys {
                 // One key for every suffix word (see [`Feature::Suffix`]).
                 let k = match k {
@@ -1796,7 +1893,7 @@ pub fn exposure(data: &[Labeled]) -> BTreeMap<String, usize> {
 fn deconflict(
     rules: Vec<Rule>,
     cache: Vec<Option<RuleRewrites>>,
-    data: &[Labeled],
+    data: &LabeledUrls,
 ) -> (Vec<Rule>, usize) {
     let mut pairs: Vec<(Rule, Option<RuleRewrites>)> = rules.into_iter().zip(cache).collect();
     pairs.sort_by(|(a, _), (b, _)| {
@@ -1814,8 +1911,8 @@ fn deconflict(
         .any(|(r, c)| !r.is_global() && c.is_none());
     let index = UrlIndex::new(
         Both {
-            first: if uncached { data } else { &[] },
-            then: &[],
+            first: if uncached { data } else { &NO_URLS },
+            then: &NO_URLS,
         },
         false,
         &Default::default(),
@@ -1849,7 +1946,7 @@ fn deconflict(
                     .candidates(r)
                     .iter()
                     .filter_map(|&i| {
-                        let u = &data[i as usize].url;
+                        let u = &data.url(i as usize);
                         apply_rule(r, u)
                             .filter(|o| o != u)
                             .map(|o| (i, crate::hash::fnv(&o)))
@@ -1907,7 +2004,7 @@ fn drops_compose(a: &Rule, b: &Rule) -> bool {
 /// Remove rules until normalize∘normalize = normalize on every data URL and rule output. Where a
 /// cross-host rule takes part (it changes the URL or its first output), the URL's hosts become
 /// exceptions of that rule instead: the host's own rules win.
-fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize, Trails) {
+fn make_idempotent(mut rules: Vec<Rule>, data: &LabeledUrls) -> (Vec<Rule>, usize, Trails) {
     let mut removed = 0;
     loop {
         let n = Normalizer::new(rules.clone(), None);
@@ -1917,10 +2014,10 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &[Labeled]) -> (Vec<Rule>, usize,
             .par_iter()
             .enumerate()
             .map(|(i, l)| {
-                let (out, fired, fixed) = n.trace_fixed(&l.url);
-                let canon = crate::hash::fnv(out.as_deref().unwrap_or(&l.url));
+                let (out, fired, fixed) = n.trace_fixed(l.url);
+                let canon = crate::hash::fnv(out.as_deref().unwrap_or(l.url));
                 if !fixed {
-                    if let Some(b) = not_idempotent(&n, &l.url, out, &fired) {
+                    if let Some(b) = not_idempotent(&n, l.url, out, &fired) {
                         found.lock().expect("not poisoned").push((i, b));
                     }
                 }
@@ -2097,7 +2194,7 @@ mod tests {
     fn learned(clusters: &[Cluster]) -> Vec<Rule> {
         let (mut cands, _) = learn_candidates(clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(clusters, &BaseOptions::default());
-        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let st = rule_stats_and_sites(&mut cands, &data, &LabeledUrls::default());
         select(cands, &st, &data, &ValidateOptions::default()).0
     }
 
@@ -2178,6 +2275,7 @@ mod tests {
             data.push(lab(&format!("https://b.org/d/{n}/"), 10 + n));
             data.push(lab(&format!("https://b.org/d/{n}/?id={n}"), 10 + n));
         }
+        let data: LabeledUrls = data.into_iter().collect();
         let (kept, _, _) = finalize(vec![g.clone(), h, x, y], &data);
         let g = kept.iter().find(|r| r.id == g.id).expect("g kept");
         assert_eq!(g.except, vec!["a.org".to_string()]);
@@ -2231,7 +2329,7 @@ mod tests {
                 },
             )
         };
-        let data: Vec<Labeled> = ["https://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]
+        let data: LabeledUrls = ["https://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]
             .iter()
             .map(|u| Labeled {
                 url: u.to_string(),
@@ -2243,7 +2341,7 @@ mod tests {
         assert_eq!((kept.len(), conflicts), (2, 0));
         let n = Normalizer::new(kept, None);
         assert_eq!(
-            n.apply_rules(data[0].url.clone()).url,
+            n.apply_rules(data.url(0).to_string()).url,
             "https://a.org/s?t=1"
         );
         // `p` dropped where `t` is, `t` dropped where `p` is: whichever fires first disables the
@@ -2270,7 +2368,7 @@ mod tests {
             let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
             assert!(cands.iter().any(is_collapse), "{n}: the candidate exists");
             let (data, _) = labeled(&clusters, &BaseOptions::default());
-            let st = rule_stats(&cands, &data, &[]);
+            let st = rule_stats(&cands, &data, &LabeledUrls::default());
             let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
             assert!(!kept.iter().any(is_collapse), "{n}: {kept:#?}");
         }
@@ -2285,7 +2383,7 @@ mod tests {
         }];
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats(&cands, &data, &[]);
+        let st = rule_stats(&cands, &data, &LabeledUrls::default());
         let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
         assert!(kept.iter().any(is_collapse), "{kept:#?}");
     }
@@ -2313,7 +2411,7 @@ mod tests {
         }));
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats(&cands, &data, &[]);
+        let st = rule_stats(&cands, &data, &LabeledUrls::default());
         let noisy = |kept: &[Rule]| {
             kept.iter().any(|r| {
                 is_collapse(r) && r.pattern.contains("n.php") && r.target.contains("login")
@@ -2360,7 +2458,8 @@ mod tests {
             l("http://e.org/q?sid=0123456789abcdef", 1),
             l("http://e.org/q?sid=fedcba9876543210", 1),
         ];
-        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let data: LabeledUrls = data.into_iter().collect();
+        let st = rule_stats_and_sites(&mut cands, &data, &LabeledUrls::default());
         let i = cands
             .iter()
             .position(|r| r.pattern == "*://*{/path}?sid={hex:sid}&{rest}")
@@ -2554,7 +2653,7 @@ mod tests {
         clusters.push(mk("c2", &["http://c.org/q?ref=home"]));
         let (mut cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let st = rule_stats_and_sites(&mut cands, &data, &LabeledUrls::default());
         let (kept, _) = select(cands.clone(), &st, &data, &ValidateOptions::default());
         let g = kept
             .iter()
@@ -2580,7 +2679,7 @@ mod tests {
             .collect();
         let (mut cands, _) = learn_candidates(&one, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&one, &BaseOptions::default());
-        let st = rule_stats_and_sites(&mut cands, &data, &[]);
+        let st = rule_stats_and_sites(&mut cands, &data, &LabeledUrls::default());
         let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
         assert!(!kept.iter().any(|r| r.is_global()), "{kept:#?}");
     }
@@ -2609,7 +2708,7 @@ mod tests {
         ];
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats(&cands, &data, &[]);
+        let st = rule_stats(&cands, &data, &LabeledUrls::default());
         let (kept, rep) = select(
             cands,
             &st,
@@ -2657,7 +2756,7 @@ mod tests {
         ];
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats(&cands, &data, &[]);
+        let st = rule_stats(&cands, &data, &LabeledUrls::default());
         let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
         let n = Normalizer::new(kept, None);
         let out = n.apply_rules("https://f.org/c.php?s=ffee0011&z=3".into());
@@ -2900,7 +2999,8 @@ mod tests {
             l("http://c.org/p;sid=2".into(), 2),
             l("http://c.org/p".into(), 3),
         ];
-        let st = rule_stats(&[rule], &data, &[]);
+        let data: LabeledUrls = data.into_iter().collect();
+        let st = rule_stats(&[rule], &data, &LabeledUrls::default());
         assert!(st[0].0 <= 5 && st[0].1 >= 2, "{st:?}");
     }
 
@@ -2946,8 +3046,14 @@ mod tests {
         let cfg = crate::LearnConfig::default();
         let (mut cands, _) = learn_candidates(&clusters, &cfg.learn, &|_| {});
         let data = labeled(&clusters, &BaseOptions::default()).0;
-        let alone = rule_stats_and_sites(&mut cands.clone(), &data, &[]);
-        let joint = rule_stats_joint(&mut cands, &data, &[], &Default::default()).0;
+        let alone = rule_stats_and_sites(&mut cands.clone(), &data, &LabeledUrls::default());
+        let joint = rule_stats_joint(
+            &mut cands,
+            &data,
+            &LabeledUrls::default(),
+            &Default::default(),
+        )
+        .0;
         let i = cands
             .iter()
             .position(|r| r.pattern.contains("?utm_source={"))
@@ -3048,7 +3154,7 @@ mod tests {
             .collect();
         let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
         let (data, _) = labeled(&clusters, &BaseOptions::default());
-        let st = rule_stats(&cands, &data, &[]);
+        let st = rule_stats(&cands, &data, &LabeledUrls::default());
         let i = cands
             .iter()
             .position(|r| r.kind == RuleKind::Alias)
@@ -3091,8 +3197,8 @@ mod tests {
         let st = vec![(5, 0); cands.len()];
         let (kept, _) = select(cands, &st, &data, &ValidateOptions::default());
         let n = Normalizer::new(kept, None);
-        for l in &data {
-            let once = n.apply_rules(l.url.clone()).url;
+        for l in data.iter() {
+            let once = n.apply_rules(l.url.to_string()).url;
             assert_eq!(n.apply_rules(once.clone()).url, once);
         }
     }
