@@ -1,7 +1,7 @@
 //! Validate: keep the candidate rules with enough support and a low false-positive rate, then make
 //! the kept set deployable (ordered, conflict-free, idempotent).
 //!
-//! In: candidate [`Rule`]s and labelled, base-normalized URLs ([`Labeled`]): the *validation* URLs
+//! In: candidate [`Rule`]s and labelled, base-normalized URLs ([`LabeledUrls`]): the *validation* URLs
 //! and optionally *reference* URLs (e.g. the training part) that a rewritten URL may merge with.
 //! Out: the kept rules with `support`, `fp` and `fpr` recorded, in application order.
 //!
@@ -110,7 +110,7 @@ impl LabeledUrls {
         &self.text[start..self.ends[i]]
     }
 
-    /// URL `i`'s cluster.
+    /// URL `i`'s cluster (panics past the end).
     pub fn cluster(&self, i: usize) -> usize {
         self.clusters[i]
     }
@@ -136,7 +136,8 @@ impl LabeledUrls {
 
 impl FromIterator<Labeled> for LabeledUrls {
     fn from_iter<I: IntoIterator<Item = Labeled>>(it: I) -> LabeledUrls {
-        let mut out = LabeledUrls::default();
+        let it = it.into_iter();
+        let mut out = LabeledUrls::with_capacity(it.size_hint().0, 0);
         for l in it {
             out.push(&l.url, l.cluster);
         }
@@ -171,13 +172,25 @@ impl<'a> Both<'a> {
             Some(j) => self.then.get(j),
         }
     }
+
+    /// URL `i`'s cluster (without finding its text).
+    fn cluster(&self, i: usize) -> usize {
+        match i.checked_sub(self.first.len()) {
+            None => self.first.cluster(i),
+            Some(j) => self.then.cluster(j),
+        }
+    }
 }
 
 /// Base-normalize and label the URLs of clusters (malformed URLs are left out and counted).
 ///
 /// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable.
 pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
-    let mut out = LabeledUrls::default();
+    // Sized from the URLs as read (base normalization changes their length little), so the
+    // text is not copied as it grows.
+    let urls = clusters.iter().map(|c| c.urls.len()).sum();
+    let bytes = clusters.iter().flat_map(|c| &c.urls).map(String::len).sum();
+    let mut out = LabeledUrls::with_capacity(urls, bytes);
     let mut bad = 0;
     for c in clusters {
         let label = c.label();
@@ -1230,7 +1243,7 @@ impl<'a> MergeContext<'a> {
             if !self.index.may_match(need, i) {
                 continue;
             }
-            let u = &all.get(i as usize).url;
+            let u = all.get(i as usize).url;
             // Where a more general drop does the work, `r` earns nothing, but its wrong merges
             // still count (on a site excepted from that drop, `r` makes them).
             let cov = world.is_some_and(|w| w.covers(r, u));
@@ -1330,7 +1343,7 @@ impl<'a> MergeContext<'a> {
                 .zip(&needed)
                 .filter(|&(&i, &n)| n && (i as usize) < self.nv)
             {
-                let fp = all.get(i as usize).cluster != major;
+                let fp = all.cluster(i as usize) != major;
                 if !fp && covered.binary_search(&i).is_ok() {
                     continue;
                 }
@@ -1348,10 +1361,10 @@ impl<'a> MergeContext<'a> {
         let all = self.all;
         // Clusters and their counts: sorted labels (buckets are mostly two or three URLs).
         labels.clear();
-        labels.extend(bucket.iter().map(|&j| all.get(j as usize).cluster));
+        labels.extend(bucket.iter().map(|&j| all.cluster(j as usize)));
         labels.sort_unstable();
         let counts = labels.chunk_by(|a, b| a == b).map(|g| (g[0], g.len()));
-        let anchored = |c: usize| unchanged.iter().any(|&j| all.get(j as usize).cluster == c);
+        let anchored = |c: usize| unchanged.iter().any(|&j| all.cluster(j as usize) == c);
         counts
             .max_by(|a, b| {
                 a.1.cmp(&b.1)
@@ -1396,7 +1409,7 @@ impl<'a> MergeContext<'a> {
             {
                 out.push(Merge {
                     url: j,
-                    fp: all.get(j as usize).cluster != major,
+                    fp: all.cluster(j as usize) != major,
                     seen: true,
                 });
             }
