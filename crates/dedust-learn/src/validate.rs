@@ -165,20 +165,30 @@ impl<'a> Both<'a> {
         self.first.len() + self.then.len()
     }
 
-    /// URL `i`.
-    fn get(&self, i: usize) -> LabeledRef<'a> {
+    /// The part holding URL `i`, and `i` within it.
+    fn part(&self, i: usize) -> (&'a LabeledUrls, usize) {
         match i.checked_sub(self.first.len()) {
-            None => self.first.get(i),
-            Some(j) => self.then.get(j),
+            None => (self.first, i),
+            Some(j) => (self.then, j),
         }
+    }
+
+    /// URL `i` with its cluster.
+    fn get(&self, i: usize) -> LabeledRef<'a> {
+        let (p, j) = self.part(i);
+        p.get(j)
+    }
+
+    /// URL `i` (without reading its cluster).
+    fn url(&self, i: usize) -> &'a str {
+        let (p, j) = self.part(i);
+        p.url(j)
     }
 
     /// URL `i`'s cluster (without finding its text).
     fn cluster(&self, i: usize) -> usize {
-        match i.checked_sub(self.first.len()) {
-            None => self.first.cluster(i),
-            Some(j) => self.then.cluster(j),
-        }
+        let (p, j) = self.part(i);
+        p.cluster(j)
     }
 }
 
@@ -1050,9 +1060,9 @@ impl World {
             .map(|chunk| {
                 let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
                 for &i in chunk {
-                    let u = &ctx.all.get(i as usize).url;
+                    let u = ctx.all.url(i as usize);
                     let o = norm.apply_rules(u.to_string()).url;
-                    if o != *u {
+                    if o != u {
                         urls.push(i);
                         text.push_str(&o);
                         ends.push(text.len());
@@ -1154,8 +1164,8 @@ impl<'a> MergeContext<'a> {
         let mut later = vec![false; all.len()];
         for (i, l) in all.first.iter().chain(all.then.iter()).enumerate() {
             let u = l.url;
-            let at = |&j: &u32| all.get(j as usize).url == u;
-            let rehash = |&j: &u32| hash(all.get(j as usize).url);
+            let at = |&j: &u32| all.url(j as usize) == u;
+            let rehash = |&j: &u32| hash(all.url(j as usize));
             match head.entry(hash(u), at, rehash) {
                 hashbrown::hash_table::Entry::Occupied(mut e) => {
                     let prev = std::mem::replace(e.get_mut(), i as u32);
@@ -1183,7 +1193,7 @@ impl<'a> MergeContext<'a> {
         let h = std::hash::BuildHasher::hash_one(&self.hasher, u);
         let mut cur = self
             .head
-            .find(h, |&j| self.all.get(j as usize).url == u)
+            .find(h, |&j| self.all.url(j as usize) == u)
             .copied()
             .unwrap_or(u32::MAX);
         std::iter::from_fn(move || {
@@ -1243,7 +1253,7 @@ impl<'a> MergeContext<'a> {
             if !self.index.may_match(need, i) {
                 continue;
             }
-            let u = all.get(i as usize).url;
+            let u = all.url(i as usize);
             // Where a more general drop does the work, `r` earns nothing, but its wrong merges
             // still count (on a site excepted from that drop, `r` makes them).
             let cov = world.is_some_and(|w| w.covers(r, u));
@@ -1305,8 +1315,8 @@ impl<'a> MergeContext<'a> {
                 }
             }
             // One URL (or copies of it) sent where no URL is: no merge.
-            let first = all.get(group[0].1 as usize).url;
-            if unchanged.is_empty() && group.iter().all(|g| all.get(g.1 as usize).url == first) {
+            let first = all.url(group[0].1 as usize);
+            if unchanged.is_empty() && group.iter().all(|g| all.url(g.1 as usize) == first) {
                 continue;
             }
             bucket.clear();
@@ -1314,7 +1324,7 @@ impl<'a> MergeContext<'a> {
             let rewritten = bucket.len();
             bucket.extend_from_slice(&unchanged);
             distinct.clear();
-            distinct.extend(bucket.iter().map(|&j| all.get(j as usize).url));
+            distinct.extend(bucket.iter().map(|&j| all.url(j as usize)));
             distinct.sort_unstable();
             distinct.dedup();
             if distinct.len() < 2 {
@@ -1330,7 +1340,7 @@ impl<'a> MergeContext<'a> {
                     let wo = without.get_or_init(|| w.without(r));
                     let alone: Vec<String> = bucket[..rewritten]
                         .iter()
-                        .map(|&j| wo.apply_rules(all.get(j as usize).url.to_string()).url)
+                        .map(|&j| wo.apply_rules(all.url(j as usize).to_string()).url)
                         .collect();
                     // Two results or more: every URL differs from some other one.
                     let split = alone.iter().any(|a| *a != alone[0]);
@@ -1389,7 +1399,7 @@ impl<'a> MergeContext<'a> {
             if self.later[i as usize] || !self.index.may_match(need, i) {
                 continue;
             }
-            let u = all.get(i as usize).url;
+            let u = all.url(i as usize);
             let Some(o) = apply_rule(r, u).filter(|o| o != u) else {
                 continue;
             };
@@ -1834,7 +1844,7 @@ fn without_redundant(
                 // The host rules that fire on each touched URL without `t`.
                 let mut now: Vec<(u32, Vec<usize>)> = Vec::with_capacity(touched.len());
                 let same = touched.iter().all(|&u| {
-                    let url = &data.url(u as usize);
+                    let url = data.url(u as usize);
                     let want = canon
                         .get(&u)
                         .copied()
@@ -1959,7 +1969,7 @@ fn deconflict(
                     .candidates(r)
                     .iter()
                     .filter_map(|&i| {
-                        let u = &data.url(i as usize);
+                        let u = data.url(i as usize);
                         apply_rule(r, u)
                             .filter(|o| o != u)
                             .map(|o| (i, crate::hash::fnv(&o)))
