@@ -1830,8 +1830,11 @@ pub fn candidates_from(
     stats.pairs = pairs;
     let mut groups: Vec<(GroupKey, Vec<Pair>)> = groups.into_iter().collect();
     groups.par_sort_by(|a, b| a.0.cmp(&b.0));
+    // One task per group: a few groups (a convention, a tracking parameter pooled over every
+    // host) hold most pairs, and rayon's default split left them to one thread.
     let mut rules: Vec<Rule> = groups
         .par_iter_mut()
+        .with_max_len(1)
         .flat_map_iter(|(k, pairs)| {
             pairs.sort_unstable();
             let obs = materialize(pairs, prep, &targets);

@@ -669,8 +669,11 @@ fn rule_stats_with(
     // A host rule's merges are counted at once and let go (only cross-host rules' are read
     // again: joint judging, site evidence); rewrites are kept at their length.
     type Found = Vec<(Vec<Merge>, RuleRewrites)>;
+    // One task per rule: a cross-host rule fires on millions of URLs where a host rule fires
+    // on a few, and rayon's default split left the expensive ones to one thread.
     let (mut found, alone): (Found, Vec<(usize, usize)>) = rules
         .par_iter()
+        .with_max_len(1)
         .map(|r| {
             let (m, mut w) = ctx.merges(r, true, None);
             w.shrink_to_fit();
@@ -683,6 +686,7 @@ fn rule_stats_with(
     }
     let stats = rules
         .par_iter_mut()
+        .with_max_len(1)
         .zip(&found)
         .zip(alone)
         .map(|((r, (m, _)), st)| {
@@ -863,6 +867,7 @@ fn joint_drops(
         };
         let joint: Vec<Option<Vec<Merge>>> = members
             .par_iter()
+            .with_max_len(1)
             .zip(&redo)
             .map(|(&i, &redo)| redo.then(|| ctx.merges(&rules[i], false, Some(&w)).0))
             .collect();
