@@ -130,7 +130,7 @@ fn from_prepared(
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
-    let total = prep.urls.len();
+    let total = prep.len();
     let (cands, stats) = candidates_from(&prep, stats, &|d| progress(Stage::Align, d, total));
     // The prepared URLs become the validation data: normalized once.
     finish(cands, stats, prep.into_labeled(), None, cfg, progress)

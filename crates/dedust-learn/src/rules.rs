@@ -44,6 +44,7 @@ use crate::align::align;
 use crate::base::{base_normalize, BaseOptions};
 use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
+use crate::validate::LabeledUrls;
 use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
@@ -566,9 +567,9 @@ enum ClusterTarget {
 
 impl ClusterTarget {
     /// The target URL, given the cluster's URLs.
-    fn get<'a>(&'a self, urls: &'a [String]) -> &'a str {
+    fn get<'a>(&'a self, urls: Members<'a>) -> &'a str {
         match self {
-            ClusterTarget::Member(i) => &urls[*i as usize],
+            ClusterTarget::Member(i) => urls.get(*i as usize),
             ClusterTarget::Moved(u) => u,
         }
     }
@@ -577,14 +578,14 @@ impl ClusterTarget {
 /// The canonical target of a cluster (its URLs sorted and distinct): the canonical member with the
 /// scheme and host of the members' most common site. `None` for fewer than two sampled URLs.
 fn cluster_target(
-    urls: &[String],
+    urls: Members<'_>,
     sample: &[u32],
     popularity: &HashMap<String, usize>,
 ) -> Option<ClusterTarget> {
     if sample.len() < 2 {
         return None;
     }
-    let members: Vec<&str> = sample.iter().map(|&m| urls[m as usize].as_str()).collect();
+    let members: Vec<&str> = sample.iter().map(|&m| urls.get(m as usize)).collect();
     let c = canonical(&members, popularity);
     let cp = split_url(members[c]).filter(|p| p.userinfo.is_empty() && p.fragment.is_none())?;
     // The target's scheme and host: of the members' sites, the one found in most clusters (then
@@ -624,7 +625,7 @@ fn cluster_target(
 /// clusters than the member's (`popularity`): never toward a site with less evidence.
 fn observations(
     ci: usize,
-    urls: &[String],
+    urls: Members<'_>,
     sample: &[u32],
     target: &str,
     popularity: &HashMap<String, usize>,
@@ -635,8 +636,8 @@ fn observations(
         return;
     };
     for &m in sample {
-        let u = &urls[m as usize];
-        if *u == target {
+        let u = urls.get(m as usize);
+        if u == target {
             continue;
         }
         let Some(uu) = Units::parse(u) else { continue };
@@ -717,8 +718,8 @@ fn materialize<'a>(
     pairs
         .iter()
         .filter_map(|p| {
-            let urls = &prep.urls[p.cluster as usize];
-            let from_url = &urls[p.member as usize];
+            let urls = prep.urls(p.cluster as usize);
+            let from_url = urls.get(p.member as usize);
             let to_url = targets[p.cluster as usize].as_ref()?.get(urls);
             let mut from = Units::parse(from_url)?;
             if !p.alias {
@@ -1578,14 +1579,32 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
 
 /// Base-normalized clusters: per cluster its sorted distinct URLs, the members aligned (all, or an
 /// even sample of [`LearnOptions::max_cluster`]) and its label (a hash of its id).
+///
+/// The URLs are held as validation will read them ([`LabeledUrls`]: one buffer of text, each
+/// URL with its cluster's label), cluster after cluster: about 16 bytes a URL beside its text,
+/// where a `String` in a `Vec` per cluster held 24 and a heap block of its own (about 0.45 GB
+/// less at 10 M URLs), and [`Prepared::into_labeled`] gives them to validation without a copy.
+///
+/// ```
+/// use dedust_learn::rules::{Cluster, LearnOptions, Prepared};
+/// let c = Cluster { id: "a".into(), urls: vec!["HTTP://F.org/x?b=1&a=2".into(), "https://f.org/x".into()] };
+/// let (prep, _) = Prepared::new(&[c], &LearnOptions::default());
+/// assert_eq!(prep.len(), 1);
+/// let urls = prep.urls(0);
+/// assert_eq!((urls.len(), urls.get(0), urls.get(1)), (2, "http://f.org/x?a=2&b=1", "https://f.org/x"));
+/// assert_eq!(prep.sample(0), &[0, 1]);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Prepared {
-    /// Sorted distinct base-normalized URLs per cluster.
-    pub urls: Vec<Vec<String>>,
-    /// Members (indices into `urls[c]`) that take part in alignment.
-    pub sample: Vec<Vec<u32>>,
-    /// Label per cluster (hash of the id, as in [`crate::validate::labeled`]).
-    pub labels: Vec<usize>,
+    /// Every cluster's sorted distinct URLs, cluster after cluster, with its label.
+    data: LabeledUrls,
+    /// Cluster `c`'s URLs are `data`'s `starts[c]..starts[c + 1]`.
+    starts: Vec<usize>,
+    /// The even samples of the clusters over [`LearnOptions::max_cluster`], by cluster (sorted);
+    /// every other cluster aligns all its members.
+    capped: Vec<(usize, Vec<u32>)>,
+    /// `0, 1, 2, …` as long as the largest cluster not capped: its sample.
+    all: Vec<u32>,
     /// Signals per cluster ([`signals_of`] its id): bit `i` for [`SIGNALS`]`[i]`, 0 for none.
     pub signals: Vec<u8>,
     /// Whether aliases between registrable domains may be learned
@@ -1595,110 +1614,210 @@ pub struct Prepared {
     pub shard: bool,
 }
 
+/// One prepared cluster's URLs (a view into [`Prepared`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Members<'a> {
+    data: &'a LabeledUrls,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> Members<'a> {
+    /// Number of URLs.
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the cluster has none.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// URL `i` (panics past the end).
+    pub fn get(&self, i: usize) -> &'a str {
+        assert!(i < self.len(), "member {i} of {}", self.len());
+        self.data.url(self.start + i)
+    }
+
+    /// The URLs in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        let data = self.data;
+        (self.start..self.end).map(move |i| data.url(i))
+    }
+}
+
+/// Clusters prepared per block: a block's per-cluster `String`s are the only ones alive at once.
+const PREPARE_BLOCK: usize = 1 << 16;
+
+/// One raw cluster, base-normalized and split per site: its parts, what the base layer rejected
+/// and what is over the learning limits, and what the split counts.
+struct Split {
+    parts: Vec<Vec<String>>,
+    bad: usize,
+    too_long: usize,
+    multi: bool,
+    boilerplate: bool,
+    cross_site: bool,
+    label: usize,
+    signal: u8,
+}
+
+fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
+    let (urls, bad, too_long) = prepare_cluster(c, opts);
+    let multi = urls.len() >= 2;
+    let mut parts = per_site(urls);
+    let sites = parts.len();
+    let (mut boilerplate, mut cross_site) = (false, false);
+    if sites > opts.boilerplate_sites {
+        boilerplate = true;
+        parts = parts.into_iter().flat_map(per_host).collect();
+    } else if sites > 1 && opts.allow_cross_site {
+        parts = vec![parts.concat()];
+        parts[0].sort_unstable();
+    } else if sites > 1 {
+        cross_site = true;
+    }
+    Split {
+        parts,
+        bad,
+        too_long,
+        multi,
+        boilerplate,
+        cross_site,
+        label: label_of(&c.id),
+        signal: signals_of(&c.id)
+            .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
+            .fold(0u8, |m, i| m | 1 << i),
+    }
+}
+
 impl Prepared {
     /// Base-normalize clusters (in parallel).
     pub fn new(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
-        let per: Vec<PreparedCluster> = clusters
-            .par_iter()
-            .map(|c| prepare_cluster(c, opts))
-            .collect();
-        let urls = clusters.iter().map(|c| c.urls.len()).sum();
-        Prepared::assemble(per, clusters.iter().map(|c| c.id.as_str()), urls, opts)
+        let (mut prep, mut stats) = Prepared::start(clusters, opts);
+        for block in clusters.chunks(PREPARE_BLOCK) {
+            let split: Vec<Split> = block.par_iter().map(|c| split_cluster(c, opts)).collect();
+            prep.add(split, opts, &mut stats);
+        }
+        prep.finish();
+        (prep, stats)
     }
 
-    /// Like [`Prepared::new`], consuming the clusters so each raw URL is freed as soon as it is
-    /// normalized (peak memory of `learn` on big inputs).
+    /// Like [`Prepared::new`], consuming the clusters so each raw URL is freed as soon as its
+    /// block is normalized (peak memory of `learn` on big inputs).
     pub fn from_owned(clusters: Vec<Cluster>, opts: &LearnOptions) -> (Prepared, LearnStats) {
-        let urls = clusters.iter().map(|c| c.urls.len()).sum();
-        let ids: Vec<String> = clusters.iter().map(|c| c.id.clone()).collect();
-        let per: Vec<PreparedCluster> = clusters
-            .into_par_iter()
-            .map(|c| {
-                let r = prepare_cluster(&c, opts);
-                drop(c);
-                r
-            })
-            .collect();
-        Prepared::assemble(per, ids.iter().map(String::as_str), urls, opts)
+        let (mut prep, mut stats) = Prepared::start(&clusters, opts);
+        let mut rest = clusters.into_iter();
+        loop {
+            let block: Vec<Cluster> = rest.by_ref().take(PREPARE_BLOCK).collect();
+            if block.is_empty() {
+                break;
+            }
+            let split: Vec<Split> = block.par_iter().map(|c| split_cluster(c, opts)).collect();
+            // Freed here, by the thread that read them (an allocator returns a thread's pages
+            // sooner when that thread frees them).
+            drop(block);
+            prep.add(split, opts, &mut stats);
+        }
+        prep.finish();
+        (prep, stats)
     }
 
-    fn assemble<'a>(
-        per: Vec<PreparedCluster>,
-        ids: impl Iterator<Item = &'a str>,
-        urls: usize,
-        opts: &LearnOptions,
-    ) -> (Prepared, LearnStats) {
-        let mut prep = Prepared {
+    /// Empty, with room for the clusters' URLs (their raw length and a margin: base
+    /// normalization seldom lengthens a URL, and room never written costs no memory).
+    fn start(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
+        let urls: usize = clusters.iter().map(|c| c.urls.len()).sum();
+        let bytes: usize = clusters.iter().flat_map(|c| &c.urls).map(String::len).sum();
+        let prep = Prepared {
+            data: LabeledUrls::with_capacity(urls, bytes + bytes / 8 + urls),
+            starts: vec![0],
             allow_cross_site: opts.allow_cross_site,
             shard: opts.shard,
             ..Default::default()
         };
-        let mut stats = LearnStats {
-            clusters: per.len(),
+        let stats = LearnStats {
+            clusters: clusters.len(),
             urls,
             ..Default::default()
         };
-        for ((urls, bad, too_long), id) in per.into_iter().zip(ids) {
-            stats.bad_urls += bad;
-            stats.too_long += too_long;
-            stats.multi += usize::from(urls.len() >= 2);
-            let mut parts = per_site(urls);
-            let sites = parts.len();
-            if sites > opts.boilerplate_sites {
-                stats.boilerplate += 1;
-                parts = parts.into_iter().flat_map(per_host).collect();
-            } else if sites > 1 && opts.allow_cross_site {
-                parts = vec![parts.concat()];
-                parts[0].sort_unstable();
-            } else if sites > 1 {
-                stats.cross_site += 1;
-            }
-            let label = label_of(id);
-            let signal = signals_of(id)
-                .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
-                .fold(0u8, |m, i| m | 1 << i);
-            for urls in parts {
-                prep.push(urls, label, opts, &mut stats);
-                prep.signals.push(signal);
-            }
-        }
         (prep, stats)
     }
 
-    /// Add one cluster (sorted distinct URLs), sampled to [`LearnOptions::max_cluster`].
-    fn push(
-        &mut self,
-        urls: Vec<String>,
-        label: usize,
-        opts: &LearnOptions,
-        stats: &mut LearnStats,
-    ) {
-        let n = urls.len();
-        let sample: Vec<u32> = if n > opts.max_cluster {
-            stats.capped += 1;
-            (0..opts.max_cluster)
-                .map(|i| (i * n / opts.max_cluster) as u32)
-                .collect()
-        } else {
-            (0..n as u32).collect()
-        };
-        self.urls.push(urls);
-        self.sample.push(sample);
-        self.labels.push(label);
-    }
-
-    /// The labelled URLs, moved into one buffer (for validation); each cluster's strings are
-    /// freed once copied.
-    pub fn into_labeled(self) -> crate::validate::LabeledUrls {
-        let urls = self.urls.iter().map(Vec::len).sum();
-        let bytes = self.urls.iter().flatten().map(String::len).sum();
-        let mut out = crate::validate::LabeledUrls::with_capacity(urls, bytes);
-        for (urls, label) in self.urls.into_iter().zip(self.labels) {
-            for url in urls {
-                out.push(&url, label);
+    /// Add a block of split clusters, in order.
+    fn add(&mut self, split: Vec<Split>, opts: &LearnOptions, stats: &mut LearnStats) {
+        for s in split {
+            stats.bad_urls += s.bad;
+            stats.too_long += s.too_long;
+            stats.multi += usize::from(s.multi);
+            stats.boilerplate += usize::from(s.boilerplate);
+            stats.cross_site += usize::from(s.cross_site);
+            for urls in s.parts {
+                self.push(&urls, s.label, opts, stats);
+                self.signals.push(s.signal);
             }
         }
-        out
+    }
+
+    /// Add one cluster (sorted distinct URLs), sampled to [`LearnOptions::max_cluster`].
+    fn push(&mut self, urls: &[String], label: usize, opts: &LearnOptions, stats: &mut LearnStats) {
+        let n = urls.len();
+        if n > opts.max_cluster {
+            stats.capped += 1;
+            let sample = (0..opts.max_cluster)
+                .map(|i| (i * n / opts.max_cluster) as u32)
+                .collect();
+            self.capped.push((self.len(), sample));
+        } else if n > self.all.len() {
+            self.all = (0..n as u32).collect();
+        }
+        for u in urls {
+            self.data.push(u, label);
+        }
+        self.starts.push(self.data.len());
+    }
+
+    fn finish(&mut self) {
+        self.starts.shrink_to_fit();
+        self.signals.shrink_to_fit();
+    }
+
+    /// Number of clusters.
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Whether there are no clusters.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Cluster `c`'s sorted distinct URLs (panics past the end).
+    pub fn urls(&self, c: usize) -> Members<'_> {
+        Members {
+            data: &self.data,
+            start: self.starts[c],
+            end: self.starts[c + 1],
+        }
+    }
+
+    /// Cluster `c`'s members that take part in alignment (indices into [`Prepared::urls`]).
+    pub fn sample(&self, c: usize) -> &[u32] {
+        match self.capped.binary_search_by_key(&c, |&(k, _)| k) {
+            Ok(k) => &self.capped[k].1,
+            Err(_) => &self.all[..self.starts[c + 1] - self.starts[c]],
+        }
+    }
+
+    /// The labelled URLs, for validation (no copy).
+    pub fn into_labeled(self) -> LabeledUrls {
+        self.data
+    }
+
+    #[cfg(test)]
+    fn url_lists(&self) -> Vec<Vec<String>> {
+        (0..self.len())
+            .map(|c| self.urls(c).iter().map(String::from).collect())
+            .collect()
     }
 }
 
@@ -1738,20 +1857,22 @@ pub fn candidates_from(
     mut stats: LearnStats,
     progress: &(dyn Fn(usize) + Sync),
 ) -> (Vec<Rule>, LearnStats) {
-    let total = prep.urls.len();
+    let total = prep.len();
     // How many clusters hold each URL form and each site.
     let popularity: HashMap<String, usize> = (0..total)
         .into_par_iter()
         .fold(HashMap::new, |mut m: HashMap<String, usize>, c| {
-            if prep.urls[c].len() >= 2 {
-                let mut shapes: BTreeSet<String> = prep.sample[c]
+            let urls = prep.urls(c);
+            if urls.len() >= 2 {
+                let mut shapes: BTreeSet<String> = prep
+                    .sample(c)
                     .iter()
-                    .map(|&i| &prep.urls[c][i as usize])
+                    .map(|&i| urls.get(i as usize))
                     .flat_map(|u| [url_shape(u), site_key(u)])
                     .collect();
                 // Per registrable domain too, for the cross-site alias guard.
                 if prep.allow_cross_site {
-                    for u in prep.sample[c].iter().map(|&i| &prep.urls[c][i as usize]) {
+                    for u in prep.sample(c).iter().map(|&i| urls.get(i as usize)) {
                         if let Some(p) = split_url(u) {
                             shapes.insert(format!(
                                 "\u{3}{}",
@@ -1777,7 +1898,7 @@ pub fn candidates_from(
     let targets: Vec<Option<ClusterTarget>> = (0..total)
         .into_par_iter()
         .map(|c| {
-            let t = cluster_target(&prep.urls[c], &prep.sample[c], &popularity);
+            let t = cluster_target(prep.urls(c), prep.sample(c), &popularity);
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if d.is_multiple_of(1024) {
                 progress(d);
@@ -1793,15 +1914,15 @@ pub fn candidates_from(
         .fold(
             || (Groups::new(), 0usize, Vec::new()),
             |(mut m, mut n, mut buf), c| {
-                if let Some(t) = targets[c].as_ref().map(|t| t.get(&prep.urls[c])) {
+                if let Some(t) = targets[c].as_ref().map(|t| t.get(prep.urls(c))) {
                     buf.clear();
                     // A redirect or a declared canonical (`old id → new id`) is no evidence that
                     // an id does not separate content.
                     let declared = prep.signals[c] & 0b110 != 0;
                     observations(
                         c,
-                        &prep.urls[c],
-                        &prep.sample[c],
+                        prep.urls(c),
+                        prep.sample(c),
                         t,
                         &popularity,
                         declared,
@@ -1915,7 +2036,7 @@ mod tests {
         let cl = [mk("c", &[&deep(1), &deep(3), &long, &many, ok])];
         let (prep, stats) = Prepared::new(&cl, &LearnOptions::default());
         assert_eq!((stats.too_long, stats.bad_urls), (4, 0));
-        assert_eq!(prep.urls, vec![vec![ok.to_string()]]);
+        assert_eq!(prep.url_lists(), vec![vec![ok.to_string()]]);
     }
 
     #[test]
@@ -1956,12 +2077,10 @@ mod tests {
             )],
             &LearnOptions::default(),
         );
+        assert_eq!((prep.len(), stats.cross_site, stats.clusters), (2, 1, 1));
         assert_eq!(
-            (prep.urls.len(), stats.cross_site, stats.clusters),
-            (2, 1, 1)
-        );
-        assert_eq!(
-            prep.labels[0], prep.labels[1],
+            prep.data.cluster(prep.starts[0]),
+            prep.data.cluster(prep.starts[1]),
             "one truth cluster for validation"
         );
     }
@@ -1990,12 +2109,12 @@ mod tests {
             };
             let (prep, stats) = Prepared::new(&[mk("c", &urls)], &opts);
             assert_eq!(
-                (prep.urls.len(), stats.boilerplate, stats.cross_site),
+                (prep.len(), stats.boilerplate, stats.cross_site),
                 want,
                 "bound {bound}, cross-site {cross}"
             );
             // Every part is one host or (not boilerplate) one site; no URL lost.
-            assert_eq!(prep.urls.iter().map(Vec::len).sum::<usize>(), 4);
+            assert_eq!(prep.url_lists().iter().map(Vec::len).sum::<usize>(), 4);
         }
         // learn_site says where each URL goes, as Prepared splits it.
         let site = |u: &str| learn_site(u, &Default::default()).map(|(s, h)| s + "|" + &h);
