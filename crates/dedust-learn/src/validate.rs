@@ -1592,7 +1592,7 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
         r.is_global() && matches!(r.kind, RuleKind::Template | RuleKind::Alias)
     };
     let touched: HashSet<usize> = data
-        .iter()
+        .par_iter()
         .zip(&trails.0)
         .filter(|(_, (_, fired, _))| fired.iter().any(|&i| moves(i)))
         .map(|(l, _)| l.cluster)
@@ -1601,53 +1601,67 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
         return false;
     }
     // Per (cluster, domain): each URL's canonical hash, its cross-host templates and aliases
-    // (each once: a rule may fire in two passes), and whether a host rule fired.
-    type Group = Vec<(u64, Vec<u32>, bool)>;
-    let mut groups: BTreeMap<(usize, String), Group> = BTreeMap::new();
-    for (l, (canon, fired, _)) in data.iter().zip(&trails.0) {
-        if !touched.contains(&l.cluster) {
-            continue;
-        }
-        let Some(p) = split_url(l.url) else { continue };
-        let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
-        moved.sort_unstable();
-        moved.dedup();
-        let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
-        groups
-            .entry((l.cluster, domain(p.host)))
-            .or_default()
-            .push((*canon, moved, by_host));
-    }
+    // (each once: a rule may fire in two passes), and whether a host rule fired. Gathered and
+    // sorted in parallel: an alias or a `www.` convention touches millions of clusters.
+    type Row = (u64, Vec<u32>, bool);
+    let mut rows: Vec<(usize, String, Row)> = data
+        .par_iter()
+        .zip(&trails.0)
+        .filter(|(l, _)| touched.contains(&l.cluster))
+        .filter_map(|(l, (canon, fired, _))| {
+            let p = split_url(l.url)?;
+            let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
+            moved.sort_unstable();
+            moved.dedup();
+            let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
+            Some((l.cluster, domain(p.host), (*canon, moved, by_host)))
+        })
+        .collect();
+    drop(touched);
+    rows.par_sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to the form of
     // a mate it did not touch (two URLs it sent to one wrong form do not vouch for each other).
-    let mut tally: BTreeMap<(u32, &str), (usize, usize)> = BTreeMap::new();
-    for ((_, d), urls) in &groups {
-        let host_forms: HashSet<u64> = urls
-            .iter()
-            .filter(|(_, moved, by_host)| *by_host && moved.is_empty())
-            .map(|(c, _, _)| *c)
-            .collect();
-        // Per canonical form: its URLs, and how many of them each rule touched (linear in the
-        // group, however many URLs share one form: a login wall's thousands).
-        let mut forms: HashMap<u64, (usize, BTreeMap<u32, usize>)> = HashMap::new();
-        for (canon, moved, _) in urls {
-            let e = forms.entry(*canon).or_default();
-            e.0 += 1;
-            for &g in moved {
-                *e.1.entry(g).or_default() += 1;
+    type Tally<'a> = BTreeMap<(u32, &'a str), (usize, usize)>;
+    let tally: Tally<'_> = rows
+        .par_chunk_by(|a, b| a.0 == b.0 && a.1 == b.1)
+        .fold(Tally::new, |mut tally, group| {
+            let d = group[0].1.as_str();
+            let urls = group.iter().map(|(_, _, row)| row);
+            let host_forms: HashSet<u64> = urls
+                .clone()
+                .filter(|(_, moved, by_host)| *by_host && moved.is_empty())
+                .map(|(c, _, _)| *c)
+                .collect();
+            // Per canonical form: its URLs, and how many of them each rule touched (linear in
+            // the group, however many URLs share one form: a login wall's thousands).
+            let mut forms: HashMap<u64, (usize, BTreeMap<u32, usize>)> = HashMap::new();
+            for (canon, moved, _) in urls.clone() {
+                let e = forms.entry(*canon).or_default();
+                e.0 += 1;
+                for &g in moved {
+                    *e.1.entry(g).or_default() += 1;
+                }
             }
-        }
-        for (canon, moved, _) in urls {
-            let split = !host_forms.is_empty() && !host_forms.contains(canon);
-            let (n, with) = &forms[canon];
-            for &g in moved {
-                let joined = *n > with.get(&g).copied().unwrap_or(0);
-                let t = tally.entry((g, d.as_str())).or_default();
-                t.0 += usize::from(split);
-                t.1 += usize::from(joined);
+            for (canon, moved, _) in urls {
+                let split = !host_forms.is_empty() && !host_forms.contains(canon);
+                let (n, with) = &forms[canon];
+                for &g in moved {
+                    let joined = *n > with.get(&g).copied().unwrap_or(0);
+                    let t = tally.entry((g, d)).or_default();
+                    t.0 += usize::from(split);
+                    t.1 += usize::from(joined);
+                }
             }
-        }
-    }
+            tally
+        })
+        .reduce(Tally::new, |mut a, b| {
+            for (k, (split, joined)) in b {
+                let t = a.entry(k).or_default();
+                t.0 += split;
+                t.1 += joined;
+            }
+            a
+        });
     let mut added = false;
     for ((g, d), (split, joined)) in tally {
         if split > joined {
@@ -1779,6 +1793,7 @@ fn without_redundant(
     };
     let drop: HashSet<usize> = hosts
         .par_iter()
+        .with_max_len(1)
         .flat_map_iter(|(host, idx)| {
             let mut current: Vec<usize> = idx.clone();
             let mut tries = idx.clone();
