@@ -1594,7 +1594,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
 /// assert_eq!((urls.len(), urls.get(0), urls.get(1)), (2, "http://f.org/x?a=2&b=1", "https://f.org/x"));
 /// assert_eq!(prep.sample(0), &[0, 1]);
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Prepared {
     /// Every cluster's sorted distinct URLs, cluster after cluster, with its label.
     data: LabeledUrls,
@@ -1614,12 +1614,33 @@ pub struct Prepared {
     pub shard: bool,
 }
 
+impl Default for Prepared {
+    /// No clusters.
+    fn default() -> Prepared {
+        Prepared {
+            data: LabeledUrls::default(),
+            starts: vec![0],
+            capped: Vec::new(),
+            all: Vec::new(),
+            signals: Vec::new(),
+            allow_cross_site: false,
+            shard: false,
+        }
+    }
+}
+
 /// One prepared cluster's URLs (a view into [`Prepared`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Members<'a> {
     data: &'a LabeledUrls,
     start: usize,
     end: usize,
+}
+
+impl std::fmt::Debug for Members<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl<'a> Members<'a> {
@@ -1646,7 +1667,7 @@ impl<'a> Members<'a> {
     }
 }
 
-/// Clusters prepared per block: a block's per-cluster `String`s are the only ones alive at once.
+/// Clusters prepared per block: only one block's normalized URLs are held as `String`s at once.
 const PREPARE_BLOCK: usize = 1 << 16;
 
 /// One raw cluster, base-normalized and split per site: its parts, what the base layer rejected
@@ -2037,6 +2058,19 @@ mod tests {
         let (prep, stats) = Prepared::new(&cl, &LearnOptions::default());
         assert_eq!((stats.too_long, stats.bad_urls), (4, 0));
         assert_eq!(prep.url_lists(), vec![vec![ok.to_string()]]);
+    }
+
+    #[test]
+    fn an_empty_preparation_learns_nothing() {
+        let prep = Prepared::default();
+        assert_eq!((prep.len(), prep.is_empty()), (0, true));
+        let (rules, stats) = candidates_from(&prep, LearnStats::default(), &|_| {});
+        assert_eq!((rules.len(), stats.pairs), (0, 0));
+        let (prep, stats) = Prepared::new(&[], &LearnOptions::default());
+        assert_eq!(
+            (prep.len(), stats.clusters, prep.into_labeled().len()),
+            (0, 0, 0)
+        );
     }
 
     #[test]

@@ -1583,9 +1583,9 @@ fn finalize_counts(
 /// the idempotence check. Returns whether an exception was added.
 ///
 /// # Complexity
-/// One pass over the trails; URLs of clusters a cross-host template or alias touched are split
-/// and grouped by (cluster, domain), and each group is counted by canonical form: `O(U)` plus
-/// `O(U_g)` splits and map updates.
+/// One pass over the trails; URLs of clusters a cross-host template or alias touched are split,
+/// sorted by (cluster, domain), and each group is counted by canonical form: `O(U)` plus
+/// `O(U_g log U_g)` for the `U_g` touched URLs (all in parallel).
 fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bool {
     let moves = |i: u32| {
         let r = &rules[i as usize];
@@ -1604,7 +1604,7 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
     // (each once: a rule may fire in two passes), and whether a host rule fired. Gathered and
     // sorted in parallel: an alias or a `www.` convention touches millions of clusters.
     type Row = (u64, Vec<u32>, bool);
-    let mut rows: Vec<(usize, String, Row)> = data
+    let mut rows: Vec<(usize, &str, Row)> = data
         .par_iter()
         .zip(&trails.0)
         .filter(|(l, _)| touched.contains(&l.cluster))
@@ -1614,18 +1614,19 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
             moved.sort_unstable();
             moved.dedup();
             let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
-            Some((l.cluster, domain(p.host), (*canon, moved, by_host)))
+            let d = crate::site::registrable_domain(p.host);
+            Some((l.cluster, d, (*canon, moved, by_host)))
         })
         .collect();
     drop(touched);
-    rows.par_sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    rows.par_sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to the form of
     // a mate it did not touch (two URLs it sent to one wrong form do not vouch for each other).
     type Tally<'a> = BTreeMap<(u32, &'a str), (usize, usize)>;
     let tally: Tally<'_> = rows
         .par_chunk_by(|a, b| a.0 == b.0 && a.1 == b.1)
         .fold(Tally::new, |mut tally, group| {
-            let d = group[0].1.as_str();
+            let d = group[0].1;
             let urls = group.iter().map(|(_, _, row)| row);
             let host_forms: HashSet<u64> = urls
                 .clone()
