@@ -1717,15 +1717,14 @@ impl Prepared {
     pub fn new(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
         let (mut prep, mut stats) = Prepared::start(clusters, opts);
         for block in clusters.chunks(PREPARE_BLOCK) {
-            let split: Vec<Split> = block.par_iter().map(|c| split_cluster(c, opts)).collect();
-            prep.add(split, opts, &mut stats);
+            prep.add(block, opts, &mut stats);
         }
         prep.finish();
         (prep, stats)
     }
 
     /// Like [`Prepared::new`], consuming the clusters so each raw URL is freed as soon as its
-    /// block is normalized (peak memory of `learn` on big inputs).
+    /// block is prepared (peak memory of `learn` on big inputs).
     pub fn from_owned(clusters: Vec<Cluster>, opts: &LearnOptions) -> (Prepared, LearnStats) {
         let (mut prep, mut stats) = Prepared::start(&clusters, opts);
         let mut rest = clusters.into_iter();
@@ -1734,11 +1733,10 @@ impl Prepared {
             if block.is_empty() {
                 break;
             }
-            let split: Vec<Split> = block.par_iter().map(|c| split_cluster(c, opts)).collect();
+            prep.add(&block, opts, &mut stats);
             // Freed here, by the thread that read them (an allocator returns a thread's pages
             // sooner when that thread frees them).
             drop(block);
-            prep.add(split, opts, &mut stats);
         }
         prep.finish();
         (prep, stats)
@@ -1764,8 +1762,9 @@ impl Prepared {
         (prep, stats)
     }
 
-    /// Add a block of split clusters, in order.
-    fn add(&mut self, split: Vec<Split>, opts: &LearnOptions, stats: &mut LearnStats) {
+    /// Add a block of clusters, in order (normalized and split in parallel).
+    fn add(&mut self, block: &[Cluster], opts: &LearnOptions, stats: &mut LearnStats) {
+        let split: Vec<Split> = block.par_iter().map(|c| split_cluster(c, opts)).collect();
         for s in split {
             stats.bad_urls += s.bad;
             stats.too_long += s.too_long;
