@@ -1705,7 +1705,7 @@ fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
         multi,
         boilerplate,
         cross_site,
-        label: label_of(&c.id),
+        label: c.label(),
         signal: signals_of(&c.id)
             .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
             .fold(0u8, |m, i| m | 1 << i),
@@ -1742,13 +1742,11 @@ impl Prepared {
         (prep, stats)
     }
 
-    /// Empty, with room for the clusters' URLs (their raw length and a margin: base
-    /// normalization seldom lengthens a URL, and room never written costs no memory).
+    /// Empty, with room for the clusters' URLs ([`LabeledUrls::for_clusters`]).
     fn start(clusters: &[Cluster], opts: &LearnOptions) -> (Prepared, LearnStats) {
-        let urls: usize = clusters.iter().map(|c| c.urls.len()).sum();
-        let bytes: usize = clusters.iter().flat_map(|c| &c.urls).map(String::len).sum();
+        let urls = clusters.iter().map(|c| c.urls.len()).sum();
         let prep = Prepared {
-            data: LabeledUrls::with_capacity(urls, bytes + bytes / 8 + urls),
+            data: LabeledUrls::for_clusters(clusters),
             starts: vec![0],
             allow_cross_site: opts.allow_cross_site,
             shard: opts.shard,

@@ -87,6 +87,15 @@ impl LabeledUrls {
         }
     }
 
+    /// Empty, with room for the base-normalized URLs of `clusters`: their raw length and a
+    /// margin (base normalization seldom lengthens a URL, and room never written costs no
+    /// memory), so the text is not copied as it grows.
+    pub(crate) fn for_clusters(clusters: &[Cluster]) -> LabeledUrls {
+        let urls: usize = clusters.iter().map(|c| c.urls.len()).sum();
+        let bytes: usize = clusters.iter().flat_map(|c| &c.urls).map(String::len).sum();
+        LabeledUrls::with_capacity(urls, bytes + bytes / 8 + urls)
+    }
+
     /// Add a URL of cluster `cluster`.
     pub fn push(&mut self, url: &str, cluster: usize) {
         self.text.push_str(url);
@@ -196,11 +205,7 @@ impl<'a> Both<'a> {
 ///
 /// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable.
 pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
-    // Sized from the URLs as read (base normalization changes their length little), so the
-    // text is not copied as it grows.
-    let urls = clusters.iter().map(|c| c.urls.len()).sum();
-    let bytes = clusters.iter().flat_map(|c| &c.urls).map(String::len).sum();
-    let mut out = LabeledUrls::with_capacity(urls, bytes);
+    let mut out = LabeledUrls::for_clusters(clusters);
     let mut bad = 0;
     for c in clusters {
         let label = c.label();
