@@ -42,6 +42,7 @@ pub mod report;
 pub mod rules;
 pub mod synth;
 pub mod tokenize;
+mod url_index;
 pub mod validate;
 pub mod warc;
 

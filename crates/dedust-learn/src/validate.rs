@@ -28,8 +28,9 @@ use crate::normalize::{apply_rule, Normalizer};
 use crate::rules::{Cluster, Rule, RuleKind};
 pub use crate::tier::exposure_key;
 pub(crate) use crate::tier::{cross_host_after_hosts, prune_attested};
-use crate::tier::{domain, parts_exposure, rule_feature, url_exposure, Feature};
+use crate::tier::{domain, url_exposure, Feature};
 use crate::tokenize::split_url;
+use crate::url_index::UrlIndex;
 use crate::BaseOptions;
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
@@ -182,12 +183,6 @@ impl<'a> Both<'a> {
         }
     }
 
-    /// URL `i` with its cluster.
-    fn get(&self, i: usize) -> LabeledRef<'a> {
-        let (p, j) = self.part(i);
-        p.get(j)
-    }
-
     /// URL `i` (without reading its cluster).
     fn url(&self, i: usize) -> &'a str {
         let (p, j) = self.part(i);
@@ -236,299 +231,6 @@ pub struct ValidateReport {
     pub redundant: usize,
     /// Rules kept.
     pub kept: usize,
-}
-
-/// Data URLs by host and by (host, first path segment), so a rule only visits URLs it can match.
-/// URL indices of one host: all of them, and by first path segment.
-type HostUrls<'a> = (Vec<u32>, HashMap<&'a str, Vec<u32>>);
-
-#[derive(Default)]
-struct UrlIndex<'a> {
-    by_host: HashMap<&'a str, HostUrls<'a>>,
-    /// Every URL, and by first path segment (for cross-host rules).
-    all: HostUrls<'a>,
-    /// URLs by exposure key ([`exposure_key`]: `param:NAME`, `http`, `www`, `slash`, `doc:NAME`):
-    /// a cross-host rule looks at the URLs it could touch only.
-    /// (`http`, `www`, `slash`, then by document name and by parameter name.)
-    by_flag: [Vec<u32>; 3],
-    by_doc: HashMap<&'a str, Vec<u32>>,
-    by_param: HashMap<&'a str, Vec<u32>>,
-    by_path_param: HashMap<&'a str, Vec<u32>>,
-    by_label: HashMap<&'a str, Vec<u32>>,
-    /// By path extension, for paths with an upper-case letter ([`Feature::Lower`]).
-    by_lower: HashMap<&'a str, Vec<u32>>,
-    /// By static file extension, for URLs with a query ([`Feature::StaticQuery`]).
-    by_static: HashMap<&'a str, Vec<u32>>,
-    /// By suffix word, for the words of the rules being validated only (a crawl's last path
-    /// segments are too many to index them all).
-    by_suffix: HashMap<&'a str, Vec<u32>>,
-    /// How many URLs end in a suffix-like word (the exposure of every suffix convention).
-    suffix_any: usize,
-    /// Each URL's first path segment (with `features` only), an id into `first_names`: a
-    /// cross-host rule found through its feature skips the URLs whose first segment differs
-    /// from its literal one.
-    first: Vec<u32>,
-    /// The distinct first segments.
-    first_names: Names<'a>,
-    /// Each URL's host (with `features` only; `""` when it does not split), an id into
-    /// `host_names` (4 bytes a URL, not a 16-byte `&str`: 10 M URLs are 120 MB less).
-    host: Vec<u32>,
-    /// The distinct hosts.
-    host_names: Names<'a>,
-}
-
-/// Distinct strings and their ids (interned first segments and hosts of [`UrlIndex`]).
-#[derive(Default)]
-struct Names<'a> {
-    /// Name → id.
-    ids: HashMap<&'a str, u32>,
-    /// Id → name.
-    names: Vec<&'a str>,
-}
-
-impl<'a> Names<'a> {
-    /// The id of `name`, given a new one when first seen.
-    fn intern(&mut self, name: &'a str) -> u32 {
-        let next = self.names.len() as u32;
-        let id = *self.ids.entry(name).or_insert(next);
-        if id == next {
-            self.names.push(name);
-        }
-        id
-    }
-
-    /// Append `ids` given by `other` as ids of `self` (`other`'s names interned here).
-    fn append(&mut self, into: &mut Vec<u32>, other: Names<'a>, ids: Vec<u32>) {
-        let map: Vec<u32> = other.names.iter().map(|&n| self.intern(n)).collect();
-        into.extend(ids.into_iter().map(|i| map[i as usize]));
-    }
-}
-
-impl<'a> UrlIndex<'a> {
-    /// `features`: also index by exposure feature ([`UrlIndex::candidates`] of cross-host rules
-    /// needs it; host rules do not), suffix words only when in `suffixes`.
-    ///
-    /// # Complexity
-    /// `O(n)` hash updates for `n` URLs, in parallel over chunks of URLs whose indexes are then
-    /// appended in URL order (every list stays ascending).
-    fn new(urls: Both<'a>, features: bool, suffixes: &HashSet<&str>) -> UrlIndex<'a> {
-        const CHUNK: usize = 1 << 15;
-        let parts: Vec<UrlIndex<'a>> = (0..urls.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let mut ix = UrlIndex::default();
-                let mut keys = Vec::new();
-                for i in c * CHUNK..((c + 1) * CHUNK).min(urls.len()) {
-                    let l = urls.get(i);
-                    let i = i as u32;
-                    let p = split_url(l.url);
-                    let first = p.map_or("", |p| {
-                        let rest = p.path.get(1..).unwrap_or("");
-                        dedust_core::__private::url_parts::split_ascii(rest, b'/')
-                            .next()
-                            .unwrap_or("")
-                    });
-                    if features {
-                        let f = ix.first_names.intern(first);
-                        ix.first.push(f);
-                        let h = ix.host_names.intern(p.map_or("", |p| p.host));
-                        ix.host.push(h);
-                    }
-                    let Some(p) = p else { continue };
-                    if features {
-                        keys.clear();
-                        parts_exposure(&p, &mut keys);
-                        for &k in &keys {
-                            if let Feature::Suffix(w) = k {
-                                ix.suffix_any += 1;
-                                if !suffixes.contains(w) {
-                                    continue;
-                                }
-                            }
-                            ix.feature_list(k).push(i);
-                        }
-                    }
-                    let h = ix.by_host.entry(p.host).or_default();
-                    h.0.push(i);
-                    h.1.entry(first).or_default().push(i);
-                    ix.all.0.push(i);
-                    ix.all.1.entry(first).or_default().push(i);
-                }
-                ix
-            })
-            .collect();
-        let mut out = UrlIndex::default();
-        for part in parts {
-            out.append(part);
-        }
-        out
-    }
-
-    /// The list of URLs with feature `k`.
-    fn feature_list(&mut self, k: Feature<'a>) -> &mut Vec<u32> {
-        match k {
-            Feature::Http => &mut self.by_flag[0],
-            Feature::Www => &mut self.by_flag[1],
-            Feature::Slash => &mut self.by_flag[2],
-            Feature::Doc(n) => self.by_doc.entry(n).or_default(),
-            Feature::Param(n) => self.by_param.entry(n).or_default(),
-            Feature::PathParam(n) => self.by_path_param.entry(n).or_default(),
-            Feature::Label(l) => self.by_label.entry(l).or_default(),
-            Feature::Lower(e) => self.by_lower.entry(e).or_default(),
-            Feature::StaticQuery(e) => self.by_static.entry(e).or_default(),
-            Feature::Suffix(n) => self.by_suffix.entry(n).or_default(),
-        }
-    }
-
-    /// Append the index of the URLs that follow this one's.
-    fn append(&mut self, other: UrlIndex<'a>) {
-        fn join<'b>(into: &mut HostUrls<'b>, from: HostUrls<'b>) {
-            into.0.extend(from.0);
-            for (k, v) in from.1 {
-                into.1.entry(k).or_default().extend(v);
-            }
-        }
-        for (h, urls) in other.by_host {
-            join(self.by_host.entry(h).or_default(), urls);
-        }
-        join(&mut self.all, other.all);
-        for (into, from) in self.by_flag.iter_mut().zip(other.by_flag) {
-            into.extend(from);
-        }
-        for (k, v) in other.by_doc {
-            self.by_doc.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_param {
-            self.by_param.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_path_param {
-            self.by_path_param.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_label {
-            self.by_label.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_lower {
-            self.by_lower.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_static {
-            self.by_static.entry(k).or_default().extend(v);
-        }
-        for (k, v) in other.by_suffix {
-            self.by_suffix.entry(k).or_default().extend(v);
-        }
-        self.suffix_any += other.suffix_any;
-        self.first_names
-            .append(&mut self.first, other.first_names, other.first);
-        self.host_names
-            .append(&mut self.host, other.host_names, other.host);
-    }
-
-    /// Per exposure key, how many URLs have it (see [`exposure`]; with `features` only).
-    fn exposure(&self) -> BTreeMap<String, usize> {
-        let flags = [Feature::Http, Feature::Www, Feature::Slash];
-        flags
-            .into_iter()
-            .zip(&self.by_flag)
-            .map(|(k, v)| (k, v.len()))
-            .chain(self.by_doc.iter().map(|(n, v)| (Feature::Doc(n), v.len())))
-            .chain(
-                self.by_param
-                    .iter()
-                    .map(|(n, v)| (Feature::Param(n), v.len())),
-            )
-            .chain(
-                self.by_path_param
-                    .iter()
-                    .map(|(n, v)| (Feature::PathParam(n), v.len())),
-            )
-            .chain(
-                self.by_label
-                    .iter()
-                    .map(|(l, v)| (Feature::Label(l), v.len())),
-            )
-            .chain(
-                self.by_lower
-                    .iter()
-                    .map(|(e, v)| (Feature::Lower(e), v.len())),
-            )
-            .chain(
-                self.by_static
-                    .iter()
-                    .map(|(e, v)| (Feature::StaticQuery(e), v.len())),
-            )
-            .chain([(Feature::Suffix(""), self.suffix_any)])
-            .filter(|&(_, n)| n > 0)
-            .map(|(k, n)| (k.key(), n))
-            .collect()
-    }
-
-    /// For a cross-host rule found through its feature and whose path starts with a literal
-    /// segment: that segment's id (the candidates with another first segment cannot match;
-    /// `u32::MAX`, no URL's, when no URL has it).
-    fn required_first(&self, r: &Rule) -> Option<u32> {
-        if self.first.is_empty() || rule_feature(r).is_none() {
-            return None;
-        }
-        first_literal(r).map(|l| self.first_names.ids.get(l).copied().unwrap_or(u32::MAX))
-    }
-
-    /// Whether candidate `i` of `r` can match, given [`UrlIndex::required_first`] `need`.
-    fn may_match(&self, need: Option<u32>, i: u32) -> bool {
-        need.is_none_or(|l| self.first[i as usize] == l)
-    }
-
-    /// Host of URL `i` (with `features` only).
-    fn host_of(&self, i: u32) -> &'a str {
-        self.host_names.names[self.host[i as usize] as usize]
-    }
-
-    /// Indices of the URLs `r` may match.
-    fn candidates(&self, r: &Rule) -> &[u32] {
-        if let Some(k) = rule_feature(r) {
-            let list = match k {
-                Feature::Http => Some(&self.by_flag[0]),
-                Feature::Www => Some(&self.by_flag[1]),
-                Feature::Slash => Some(&self.by_flag[2]),
-                Feature::Doc(n) => self.by_doc.get(n),
-                Feature::Param(n) => self.by_param.get(n),
-                Feature::PathParam(n) => self.by_path_param.get(n),
-                Feature::Label(l) => self.by_label.get(l),
-                Feature::Lower(e) => self.by_lower.get(e),
-                Feature::StaticQuery(e) => self.by_static.get(e),
-                Feature::Suffix(n) => self.by_suffix.get(n),
-            };
-            return list.map_or(&[], |v| v.as_slice());
-        }
-        // Imported regexes may change any URL, unless scoped to a host (a robots.txt's rules
-        // apply to its own host only: their regexes say so, and they are tried there only).
-        if r.kind == RuleKind::Regex && r.source.host.is_empty() {
-            return &self.all.0;
-        }
-        let (all, by_first) = if r.is_global() {
-            &self.all
-        } else {
-            match self.by_host.get(r.source.host.as_str()) {
-                Some(h) => h,
-                None => return &[],
-            }
-        };
-        match first_literal(r) {
-            Some(l) => by_first.get(l).map_or(&[], |v| v.as_slice()),
-            None => all,
-        }
-    }
-}
-
-/// The literal first path segment a rule requires (`""` for the path `/`), if any.
-fn first_literal(r: &Rule) -> Option<&str> {
-    match r.source.path.as_ref().and_then(|p| p.first()) {
-        Some(seg) => match seg.as_slice() {
-            [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
-            [] => Some(""),
-            _ => None,
-        },
-        None => None,
-    }
 }
 
 /// Support and false positives of every rule applied alone.
@@ -661,8 +363,7 @@ fn rule_stats_with(
     // is found once per distinct host.
     let domains: Vec<String> = ctx
         .index
-        .host_names
-        .names
+        .host_names()
         .iter()
         .map(|h| domain(&h.to_ascii_lowercase()))
         .collect();
@@ -753,7 +454,7 @@ impl Sites<'_> {
     }
     /// Registrable domain of URL `i`.
     fn domain(&self, i: u32) -> &str {
-        &self.domains[self.index.host[i as usize] as usize]
+        &self.domains[self.index.host_id(i) as usize]
     }
 }
 
@@ -1053,7 +754,7 @@ impl World {
             .collect();
         let mut touched: Vec<u32> = rules
             .iter()
-            .flat_map(|r| ctx.index.candidates(r).iter().copied())
+            .flat_map(|r| ctx.index.candidates(r).iter())
             .collect();
         touched.sort_unstable();
         touched.dedup();
@@ -1166,7 +867,7 @@ impl<'a> MergeContext<'a> {
                 _ => None,
             })
             .collect();
-        let index = UrlIndex::new(all, features, &suffixes);
+        let index = UrlIndex::new(all.len(), |i| all.url(i), features, &suffixes);
         let hasher = foldhash::fast::RandomState::default();
         let hash = |u: &str| std::hash::BuildHasher::hash_one(&hasher, u);
         let mut head: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(all.len());
@@ -1259,7 +960,7 @@ impl<'a> MergeContext<'a> {
             None if r.kind == RuleKind::Regex => None,
             None => apply_rule(r, u),
         };
-        for &i in self.index.candidates(r) {
+        for i in self.index.candidates(r).iter() {
             if !self.index.may_match(need, i) {
                 continue;
             }
@@ -1404,7 +1105,7 @@ impl<'a> MergeContext<'a> {
         let mut out = Vec::new();
         let need = self.index.required_first(r);
         let (mut unchanged, mut bucket, mut labels) = (Vec::new(), Vec::new(), Vec::new());
-        for &i in self.index.candidates(r) {
+        for i in self.index.candidates(r).iter() {
             // Each URL once, from the head of its chain of copies.
             if self.later[i as usize] || !self.index.may_match(need, i) {
                 continue;
@@ -1760,14 +1461,7 @@ fn without_redundant(
     trails: &Trails,
 ) -> (Vec<Rule>, HashSet<usize>) {
     // Only host rules look for candidates here.
-    let index = UrlIndex::new(
-        Both {
-            first: data,
-            then: &NO_URLS,
-        },
-        false,
-        &Default::default(),
-    );
+    let index = UrlIndex::new(data.len(), |i| data.url(i), false, &Default::default());
     // Cross-host rules as the engine needs them: without their evidence lists, which can name
     // every site and would be copied for every host and every tried rule.
     let global: Vec<Rule> = rules
@@ -1812,7 +1506,7 @@ fn without_redundant(
             // (alone or after another rule): from the run over all rules, where no rule of
             // another host fired on the URL (then only this host's rules and the cross-host ones
             // did, as here); else from a traced run of this host's rules.
-            let urls: &[u32] = index.by_host.get(host).map_or(&[], |h| h.0.as_slice());
+            let urls: &[u32] = index.host_urls(host);
             let with = set(&current, usize::MAX);
             let mut canon: HashMap<u32, u64> = HashMap::with_capacity(urls.len());
             let mut fired: HashMap<usize, Vec<u32>> = HashMap::new();
@@ -1855,7 +1549,7 @@ fn without_redundant(
                     // the host's data: another rule always got there first. It goes when it
                     // would rewrite some data URL alone (it is shadowed there).
                     if retraced
-                        || index.candidates(&rules[t]).iter().any(|&i| {
+                        || index.candidates(&rules[t]).iter().any(|i| {
                             let u = data.url(i as usize);
                             apply_rule(&rules[t], u).is_some_and(|o| o != u)
                         })
@@ -1958,14 +1652,8 @@ fn deconflict(
         .iter()
         .zip(&cache)
         .any(|(r, c)| !r.is_global() && c.is_none());
-    let index = UrlIndex::new(
-        Both {
-            first: if uncached { data } else { &NO_URLS },
-            then: &NO_URLS,
-        },
-        false,
-        &Default::default(),
-    );
+    let src = if uncached { data } else { &NO_URLS };
+    let index = UrlIndex::new(src.len(), |i| src.url(i), false, &Default::default());
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL. Two
     // parameter drops do not conflict when neither needs what the other drops: each removes
@@ -1994,7 +1682,7 @@ fn deconflict(
                 index
                     .candidates(r)
                     .iter()
-                    .filter_map(|&i| {
+                    .filter_map(|i| {
                         let u = data.url(i as usize);
                         apply_rule(r, u)
                             .filter(|o| o != u)
@@ -3018,20 +2706,6 @@ mod tests {
             print(&Images::new(vec![chunk(&[])]))
         );
         assert_eq!(Images::default().get(""), None);
-    }
-
-    #[test]
-    fn names_keep_ids_across_appended_chunks() {
-        let (mut all, mut ids) = (Names::default(), Vec::new());
-        for chunk in [&["a", "b", "a"][..], &["c", "a"], &[], &["b", "", "c"]] {
-            let mut local = Names::default();
-            let local_ids: Vec<u32> = chunk.iter().map(|n| local.intern(n)).collect();
-            all.append(&mut ids, local, local_ids);
-        }
-        let names: Vec<&str> = ids.iter().map(|&i| all.names[i as usize]).collect();
-        assert_eq!(names, ["a", "b", "a", "c", "a", "b", "", "c"]);
-        assert_eq!(all.names.len(), 4);
-        assert_eq!(all.ids.get("c"), Some(&ids[3]));
     }
 
     #[test]

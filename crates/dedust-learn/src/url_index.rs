@@ -1,0 +1,509 @@
+//! URL index: the labelled URLs a rule may match, so validation and selection visit only those.
+//!
+//! In: the labelled URLs (validation then reference URLs, as one list) and whether cross-host
+//! rules will ask (`features`). Out: a [`UrlIndex`] holding, per URL, its host and first path
+//! segment as interned ids, and lists of URL indices: a host's URLs, a first segment's URLs
+//! and (with `features`) an exposure feature's URLs ([`Feature`]: `param:NAME`, `http`, `www`,
+//! …). [`UrlIndex::candidates`] picks a rule's list.
+//!
+//! Invariants: every list of one kind is a range of one array, built by a counting sort at its
+//! exact size (no `Vec` per list, no growth slack: at 10 M URLs the index is about 4 bytes a
+//! URL per list kind); the lists of a first segment and of a feature are ascending (a
+//! cross-host rule's merges rely on it); a host's list holds each of its URLs once, ordered by
+//! (first segment, index), so the URLs of one (host, first segment) are a range of it. A URL
+//! that does not split is on no list (and on every host rule's list of nothing).
+
+use crate::rules::{Rule, RuleKind};
+use crate::tier::{parts_exposure, rule_feature, Feature};
+use crate::tokenize::split_url;
+use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::hash::Hash;
+
+/// No id: the first segment of a URL that does not split.
+const NONE: u32 = u32::MAX;
+
+/// URLs indexed in one task (the build runs chunks in parallel).
+const CHUNK: usize = 1 << 15;
+
+/// Distinct keys and their ids, numbered as first met.
+pub(crate) struct Names<K> {
+    /// Key → id.
+    pub(crate) ids: HashMap<K, u32>,
+    /// Id → key.
+    pub(crate) names: Vec<K>,
+}
+
+impl<K> Default for Names<K> {
+    fn default() -> Names<K> {
+        Names {
+            ids: HashMap::default(),
+            names: Vec::new(),
+        }
+    }
+}
+
+impl<K: Copy + Eq + Hash> Names<K> {
+    /// The id of `k`, given a new one when first seen.
+    pub(crate) fn intern(&mut self, k: K) -> u32 {
+        let next = self.names.len() as u32;
+        let id = *self.ids.entry(k).or_insert(next);
+        if id == next {
+            self.names.push(k);
+        }
+        id
+    }
+
+    /// `other`'s keys interned here: for each of `other`'s ids, its id here.
+    pub(crate) fn absorb(&mut self, other: &Names<K>) -> Vec<u32> {
+        other.names.iter().map(|&k| self.intern(k)).collect()
+    }
+}
+
+/// Lists of URL indices by key id, one after another: list `k` is `items[at[k]..at[k + 1]]`.
+#[derive(Default)]
+struct Groups {
+    at: Vec<usize>,
+    items: Vec<u32>,
+}
+
+impl Groups {
+    /// Every `i < len` with `key(i) != NONE`, grouped by key (ids below `n`) and ascending within
+    /// a group: a stable counting sort.
+    ///
+    /// # Complexity
+    /// `O(len + n)` time, `len' + n` words for the `len'` URLs with a key.
+    fn by(len: usize, n: usize, key: impl Fn(usize) -> u32) -> Groups {
+        let mut at = vec![0usize; n + 1];
+        for i in 0..len {
+            let k = key(i);
+            if k != NONE {
+                at[k as usize + 1] += 1;
+            }
+        }
+        for g in 1..at.len() {
+            at[g] += at[g - 1];
+        }
+        let mut fill = at.clone();
+        let mut items = vec![0u32; at[n]];
+        for i in 0..len {
+            let k = key(i);
+            if k != NONE {
+                items[fill[k as usize]] = i as u32;
+                fill[k as usize] += 1;
+            }
+        }
+        Groups { at, items }
+    }
+
+    /// List `k` (empty past the last).
+    fn list(&self, k: u32) -> &[u32] {
+        match (self.at.get(k as usize), self.at.get(k as usize + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a..b],
+            _ => &[],
+        }
+    }
+}
+
+/// The URLs a rule may match ([`UrlIndex::candidates`]): a list, or every URL that splits.
+#[derive(Clone, Copy)]
+pub(crate) enum Cands<'s> {
+    /// These URL indices, in list order.
+    List(&'s [u32]),
+    /// Every URL that splits, ascending (the first-segment ids, [`NONE`] for the others).
+    All(&'s [u32]),
+}
+
+impl<'s> Cands<'s> {
+    /// The URL indices.
+    pub(crate) fn iter(self) -> impl Iterator<Item = u32> + 's {
+        let (list, all): (&[u32], &[u32]) = match self {
+            Cands::List(l) => (l, &[]),
+            Cands::All(f) => (&[], f),
+        };
+        list.iter().copied().chain(
+            all.iter()
+                .enumerate()
+                .filter(|&(_, &f)| f != NONE)
+                .map(|(i, _)| i as u32),
+        )
+    }
+}
+
+/// One chunk's part of the index, with chunk-local ids (see [`UrlIndex::new`]).
+struct Part<'a> {
+    hosts: Names<&'a str>,
+    firsts: Names<&'a str>,
+    feats: Names<Feature<'a>>,
+    /// Per URL: local host id, local first-segment id ([`NONE`]: the URL does not split).
+    host: Vec<u32>,
+    first: Vec<u32>,
+    /// URL `j`'s features are `fids[fat[j]..fat[j + 1]]` (local ids).
+    fat: Vec<u32>,
+    fids: Vec<u32>,
+    suffix_any: usize,
+}
+
+/// The labelled URLs by host, by first path segment and by exposure feature.
+pub(crate) struct UrlIndex<'a> {
+    /// Built with the exposure features (cross-host rules are validated).
+    features: bool,
+    /// Each URL's host id (`""` when the URL does not split; 4 bytes a URL, not a 16-byte
+    /// `&str`).
+    host: Vec<u32>,
+    /// The distinct hosts.
+    host_names: Names<&'a str>,
+    /// Each URL's first path segment id, [`NONE`] when the URL does not split.
+    first: Vec<u32>,
+    /// The distinct first segments.
+    first_names: Names<&'a str>,
+    /// By host id: the host's URLs by (first segment, index).
+    by_host: Groups,
+    /// (host id, first-segment id) → the range of `by_host.items` holding those URLs.
+    host_first: HashMap<(u32, u32), (usize, usize)>,
+    /// By first-segment id, ascending (cross-host rules with a literal first segment).
+    by_first: Groups,
+    /// The exposure features met (suffix words only those of the rules validated: a crawl's
+    /// last path segments are too many to index them all).
+    feats: Names<Feature<'a>>,
+    /// By feature id, ascending.
+    by_feature: Groups,
+    /// How many URLs end in a suffix-like word (the exposure of every suffix convention).
+    suffix_any: usize,
+}
+
+impl<'a> UrlIndex<'a> {
+    /// Index `len` URLs, URL `i` being `url(i)`. `features`: also index by exposure feature
+    /// ([`UrlIndex::candidates`] of cross-host rules needs it; host rules do not), suffix words
+    /// only when in `suffixes`.
+    ///
+    /// # Complexity
+    /// `O(n)` for `n` URLs: URLs are split and their keys interned in parallel chunks, then
+    /// each list kind is one counting sort (a host's URLs then sorted by first segment, hosts in
+    /// parallel). Memory: 4 bytes a URL per list kind and per id array, plus the chunks' local
+    /// ids while they are merged.
+    pub(crate) fn new(
+        len: usize,
+        url: impl Fn(usize) -> &'a str + Sync,
+        features: bool,
+        suffixes: &HashSet<&str>,
+    ) -> UrlIndex<'a> {
+        let parts: Vec<Part<'a>> = (0..len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(len);
+                let mut p = Part {
+                    hosts: Names::default(),
+                    firsts: Names::default(),
+                    feats: Names::default(),
+                    host: Vec::with_capacity(range.len()),
+                    first: Vec::with_capacity(range.len()),
+                    fat: Vec::with_capacity(if features { range.len() + 1 } else { 0 }),
+                    fids: Vec::new(),
+                    suffix_any: 0,
+                };
+                let mut keys = Vec::new();
+                if features {
+                    p.fat.push(0);
+                }
+                for i in range {
+                    let parts = split_url(url(i));
+                    p.host.push(p.hosts.intern(parts.map_or("", |s| s.host)));
+                    let Some(s) = parts else {
+                        p.first.push(NONE);
+                        if features {
+                            p.fat.push(p.fids.len() as u32);
+                        }
+                        continue;
+                    };
+                    let rest = s.path.get(1..).unwrap_or("");
+                    let first = dedust_core::__private::url_parts::split_ascii(rest, b'/')
+                        .next()
+                        .unwrap_or("");
+                    p.first.push(p.firsts.intern(first));
+                    if features {
+                        keys.clear();
+                        parts_exposure(&s, &mut keys);
+                        for &k in &keys {
+                            if let Feature::Suffix(w) = k {
+                                p.suffix_any += 1;
+                                if !suffixes.contains(w) {
+                                    continue;
+                                }
+                            }
+                            let f = p.feats.intern(k);
+                            p.fids.push(f);
+                        }
+                        p.fat.push(p.fids.len() as u32);
+                    }
+                }
+                p
+            })
+            .collect();
+        // Global ids, in chunk order (a chunk's local ids mapped through its table).
+        let (mut host_names, mut first_names, mut feats) =
+            (Names::default(), Names::default(), Names::default());
+        let maps: Vec<[Vec<u32>; 3]> = parts
+            .iter()
+            .map(|p| {
+                [
+                    host_names.absorb(&p.hosts),
+                    first_names.absorb(&p.firsts),
+                    feats.absorb(&p.feats),
+                ]
+            })
+            .collect();
+        let (mut host, mut first) = (vec![0u32; len], vec![NONE; len]);
+        let mut parts = parts;
+        host.par_chunks_mut(CHUNK)
+            .zip(first.par_chunks_mut(CHUNK))
+            .zip(parts.par_iter_mut())
+            .zip(&maps)
+            .for_each(|(((h, f), p), m)| {
+                for (x, &l) in h.iter_mut().zip(&p.host) {
+                    *x = m[0][l as usize];
+                }
+                for (x, &l) in f.iter_mut().zip(&p.first) {
+                    *x = if l == NONE { NONE } else { m[1][l as usize] };
+                }
+                // The local ids are done with (their memory goes before the lists are built).
+                (p.host, p.first) = (Vec::new(), Vec::new());
+            });
+        // A host's URLs: grouped by host, then by first segment within the host.
+        let mut by_host = Groups::by(len, host_names.names.len(), |i| {
+            if first[i] == NONE {
+                NONE
+            } else {
+                host[i]
+            }
+        });
+        let mut slices: Vec<&mut [u32]> = Vec::with_capacity(host_names.names.len());
+        let mut rest = by_host.items.as_mut_slice();
+        for w in by_host.at.windows(2) {
+            let (a, b) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+            slices.push(a);
+            rest = b;
+        }
+        // Stable: ascending within a (host, first segment).
+        slices
+            .into_par_iter()
+            .for_each(|s| s.sort_by_key(|&i| first[i as usize]));
+        let mut host_first = HashMap::default();
+        for (h, w) in by_host.at.windows(2).enumerate() {
+            let list = &by_host.items[w[0]..w[1]];
+            let mut start = 0;
+            for run in list.chunk_by(|&a, &b| first[a as usize] == first[b as usize]) {
+                let f = first[run[0] as usize];
+                host_first.insert((h as u32, f), (w[0] + start, w[0] + start + run.len()));
+                start += run.len();
+            }
+        }
+        let by_first = Groups::by(len, first_names.names.len(), |i| first[i]);
+        // Features: counted, then each URL written to its features' lists in URL order.
+        let mut at = vec![0usize; feats.names.len() + 1];
+        for (p, m) in parts.iter().zip(&maps) {
+            for &f in &p.fids {
+                at[m[2][f as usize] as usize + 1] += 1;
+            }
+        }
+        for g in 1..at.len() {
+            at[g] += at[g - 1];
+        }
+        let mut fill = at.clone();
+        let mut items = vec![0u32; *at.last().unwrap_or(&0)];
+        let mut suffix_any = 0;
+        for (c, (p, m)) in parts.into_iter().zip(&maps).enumerate() {
+            suffix_any += p.suffix_any;
+            for (j, w) in p.fat.windows(2).enumerate() {
+                for &f in &p.fids[w[0] as usize..w[1] as usize] {
+                    let g = m[2][f as usize] as usize;
+                    items[fill[g]] = (c * CHUNK + j) as u32;
+                    fill[g] += 1;
+                }
+            }
+        }
+        UrlIndex {
+            features,
+            host,
+            host_names,
+            first,
+            first_names,
+            by_host,
+            host_first,
+            by_first,
+            feats,
+            by_feature: Groups { at, items },
+            suffix_any,
+        }
+    }
+
+    /// Per exposure key, how many URLs have it (see [`crate::validate::exposure`]; with
+    /// `features` only).
+    pub(crate) fn exposure(&self) -> BTreeMap<String, usize> {
+        self.feats
+            .names
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| !matches!(k, Feature::Suffix(_)))
+            .map(|(f, k)| (*k, self.by_feature.list(f as u32).len()))
+            .chain([(Feature::Suffix(""), self.suffix_any)])
+            .filter(|&(_, n)| n > 0)
+            .map(|(k, n)| (k.key(), n))
+            .collect()
+    }
+
+    /// For a cross-host rule found through its feature and whose path starts with a literal
+    /// segment: that segment's id (the candidates with another first segment cannot match;
+    /// [`NONE`], no URL's, when no URL has it).
+    pub(crate) fn required_first(&self, r: &Rule) -> Option<u32> {
+        if !self.features || rule_feature(r).is_none() {
+            return None;
+        }
+        first_literal(r).map(|l| self.first_names.ids.get(l).copied().unwrap_or(NONE))
+    }
+
+    /// Whether candidate `i` of `r` can match, given [`UrlIndex::required_first`] `need`.
+    pub(crate) fn may_match(&self, need: Option<u32>, i: u32) -> bool {
+        need.is_none_or(|l| self.first[i as usize] == l)
+    }
+
+    /// The distinct hosts, by id.
+    pub(crate) fn host_names(&self) -> &[&'a str] {
+        &self.host_names.names
+    }
+
+    /// Host id of URL `i`.
+    pub(crate) fn host_id(&self, i: u32) -> u32 {
+        self.host[i as usize]
+    }
+
+    /// Host of URL `i`.
+    pub(crate) fn host_of(&self, i: u32) -> &'a str {
+        self.host_names.names[self.host[i as usize] as usize]
+    }
+
+    /// The URLs of `host` that split (by first segment, then index).
+    pub(crate) fn host_urls(&self, host: &str) -> &[u32] {
+        self.host_names
+            .ids
+            .get(host)
+            .map_or(&[], |&h| self.by_host.list(h))
+    }
+
+    /// Indices of the URLs `r` may match.
+    pub(crate) fn candidates(&self, r: &Rule) -> Cands<'_> {
+        if let Some(k) = rule_feature(r) {
+            return Cands::List(
+                self.feats
+                    .ids
+                    .get(&k)
+                    .map_or(&[], |&f| self.by_feature.list(f)),
+            );
+        }
+        // Imported regexes may change any URL, unless scoped to a host (a robots.txt's rules
+        // apply to its own host only: their regexes say so, and they are tried there only).
+        if r.kind == RuleKind::Regex && r.source.host.is_empty() {
+            return Cands::All(&self.first);
+        }
+        let lit = first_literal(r).map(|l| self.first_names.ids.get(l).copied());
+        if r.is_global() {
+            return match lit {
+                Some(f) => Cands::List(f.map_or(&[], |f| self.by_first.list(f))),
+                None => Cands::All(&self.first),
+            };
+        }
+        let Some(&h) = self.host_names.ids.get(r.source.host.as_str()) else {
+            return Cands::List(&[]);
+        };
+        Cands::List(match lit {
+            Some(f) => f
+                .and_then(|f| self.host_first.get(&(h, f)))
+                .map_or(&[], |&(a, b)| &self.by_host.items[a..b]),
+            None => self.by_host.list(h),
+        })
+    }
+}
+
+/// The literal first path segment a rule requires (`""` for the path `/`), if any.
+fn first_literal(r: &Rule) -> Option<&str> {
+    match r.source.path.as_ref().and_then(|p| p.first()) {
+        Some(seg) => match seg.as_slice() {
+            [crate::rules::Piece::Lit(l)] => Some(l.as_str()),
+            [] => Some(""),
+            _ => None,
+        },
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_keep_ids_across_absorbed_chunks() {
+        let (mut all, mut ids) = (Names::default(), Vec::new());
+        for chunk in [&["a", "b", "a"][..], &["c", "a"], &[], &["b", "", "c"]] {
+            let mut local = Names::default();
+            let local_ids: Vec<u32> = chunk.iter().map(|n| local.intern(*n)).collect();
+            let map = all.absorb(&local);
+            ids.extend(local_ids.iter().map(|&l| map[l as usize]));
+        }
+        let names: Vec<&str> = ids.iter().map(|&i| all.names[i as usize]).collect();
+        assert_eq!(names, ["a", "b", "a", "c", "a", "b", "", "c"]);
+        assert_eq!(all.names.len(), 4);
+        assert_eq!(all.ids.get("c"), Some(&ids[3]));
+    }
+
+    #[test]
+    fn groups_are_a_stable_counting_sort() {
+        let keys = [2, NONE, 0, 2, 0, 1, NONE, 2];
+        let g = Groups::by(keys.len(), 4, |i| keys[i]);
+        let lists: Vec<&[u32]> = (0..5).map(|k| g.list(k)).collect();
+        assert_eq!(lists, [&[2, 4][..], &[5], &[0, 3, 7], &[], &[]]);
+    }
+
+    fn index(urls: &[&'static str]) -> UrlIndex<'static> {
+        let urls = urls.to_vec();
+        let suffixes = HashSet::default();
+        // Leaked: the index borrows the URLs for the test's length.
+        let urls: &'static [&'static str] = Box::leak(urls.into_boxed_slice());
+        UrlIndex::new(urls.len(), |i| urls[i], true, &suffixes)
+    }
+
+    #[test]
+    fn lists_cover_each_url_once_and_across_chunks() {
+        // More URLs than a chunk, on three hosts, so lists join chunks.
+        let mut urls: Vec<&'static str> = Vec::new();
+        for i in 0..(CHUNK + 500) {
+            let u = match i % 3 {
+                0 => format!("http://a.org/x/{i}?p={i}"),
+                1 => format!("https://b.org/y/{i}"),
+                _ => format!("https://a.org/y/{i}?q=1"),
+            };
+            urls.push(Box::leak(u.into_boxed_str()));
+        }
+        urls.push("not a url");
+        let ix = index(&urls);
+        let a = ix.host_urls("a.org");
+        assert_eq!(a.len(), (CHUNK + 500).div_ceil(3) * 2 - 1);
+        // By first segment, ascending within one.
+        let x_end = a
+            .iter()
+            .position(|&i| ix.first[i as usize] != ix.first[a[0] as usize]);
+        let (x, y) = a.split_at(x_end.unwrap());
+        assert!(x.is_sorted() && y.is_sorted() && x.len() + y.len() == a.len());
+        let p = ix.feats.ids[&Feature::Param("p")];
+        let list = ix.by_feature.list(p);
+        assert!(list.is_sorted() && list.len() == (CHUNK + 500).div_ceil(3));
+        assert!(list.iter().all(|&i| i % 3 == 0));
+        let http = ix.by_feature.list(ix.feats.ids[&Feature::Http]);
+        assert_eq!(http, list);
+        assert_eq!(ix.exposure()["http"], list.len());
+        // Every URL but the broken one is among "all".
+        let all: Vec<u32> = Cands::All(&ix.first).iter().collect();
+        assert_eq!(all, (0..(CHUNK + 500) as u32).collect::<Vec<_>>());
+        assert_eq!(ix.host_of((CHUNK + 500) as u32), "");
+    }
+}
