@@ -258,7 +258,7 @@ pub fn rule_stats(
         .par_iter()
         .map(|r| {
             let m = ctx.merges(r, false, None).0;
-            (m.len(), m.iter().filter(|x| x.fp).count())
+            (m.len(), m.iter().filter(|x| x.fp()).count())
         })
         .collect()
 }
@@ -326,8 +326,30 @@ pub fn rule_stats_together(
 /// cross-host rules.
 pub(crate) type Rewrites = Vec<RuleRewrites>;
 
-/// One rule's rewrites: `(URL index, hash of the output)`, sorted.
-pub(crate) type RuleRewrites = Vec<(u32, u64)>;
+/// One rule's rewrites ([`Rewrite`]), sorted.
+pub(crate) type RuleRewrites = Vec<Rewrite>;
+
+/// A URL index and the 64-bit hash of a rule's output for it, in 12 bytes (a `(u32, u64)` takes
+/// 16: the host rules' rewrites of 10 M URLs are kept from validation to `select`). Ordered as
+/// `(index, hash)`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(crate) struct Rewrite(u32, [u32; 2]);
+
+impl Rewrite {
+    pub(crate) fn new(url: u32, hash: u64) -> Rewrite {
+        Rewrite(url, [(hash >> 32) as u32, hash as u32])
+    }
+
+    /// The URL index.
+    pub(crate) fn url(self) -> u32 {
+        self.0
+    }
+
+    /// The hash of the output.
+    pub(crate) fn hash(self) -> u64 {
+        (u64::from(self.1[0]) << 32) | u64::from(self.1[1])
+    }
+}
 
 /// [`rule_stats_and_sites`], also returning the host rules' [`Rewrites`] and, when there are
 /// cross-host rules, the [`exposure`] of the validation and reference URLs.
@@ -371,7 +393,7 @@ fn rule_stats_with(
         index: &ctx.index,
         domains: &domains,
     };
-    let count = |m: &[Merge]| (m.len(), m.iter().filter(|x| x.fp).count());
+    let count = |m: &[Merge]| (m.len(), m.iter().filter(|x| x.fp()).count());
     // A host rule's merges are counted at once and let go (only cross-host rules' are read
     // again: joint judging, site evidence); rewrites are kept at their length.
     type Found = Vec<(Vec<Merge>, RuleRewrites)>;
@@ -462,7 +484,7 @@ impl Sites<'_> {
 fn clean_sites(m: &[Merge], sites: &Sites<'_>) -> usize {
     let mut per: BTreeMap<&str, bool> = BTreeMap::new();
     for x in m {
-        *per.entry(sites.domain(x.url)).or_default() |= x.fp;
+        *per.entry(sites.domain(x.url())).or_default() |= x.fp();
     }
     per.values().filter(|fp| !**fp).count()
 }
@@ -472,9 +494,9 @@ fn clean_sites(m: &[Merge], sites: &Sites<'_>) -> usize {
 fn site_evidence(r: &mut Rule, m: &[Merge], sites: &Sites<'_>) {
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for x in m {
-        let e = per.entry(sites.domain(x.url)).or_default();
+        let e = per.entry(sites.domain(x.url())).or_default();
         e.0 += 1;
-        e.1 += usize::from(x.fp);
+        e.1 += usize::from(x.fp());
     }
     r.except = per
         .iter()
@@ -490,9 +512,9 @@ fn site_evidence(r: &mut Rule, m: &[Merge], sites: &Sites<'_>) {
     // Attested: a merge on the host into a URL the data has, and none wrong.
     let mut per_host: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
     for x in m {
-        let e = per_host.entry(sites.host(x.url)).or_default();
-        e.0 |= x.fp;
-        e.1 |= x.seen;
+        let e = per_host.entry(sites.host(x.url())).or_default();
+        e.0 |= x.fp();
+        e.1 |= x.seen();
     }
     r.attested = per_host
         .into_iter()
@@ -531,7 +553,7 @@ fn joint_drops(
     let judge = |r: &Rule, m: &[Merge]| {
         let mut t = r.clone();
         t.support = Some(m.len());
-        t.fp = Some(m.iter().filter(|x| x.fp).count());
+        t.fp = Some(m.iter().filter(|x| x.fp()).count());
         t.sites = Some(clean_sites(m, sites));
         verdict(&t, opts, None, None) == Verdict::Keep
     };
@@ -539,7 +561,7 @@ fn joint_drops(
         .filter(|&i| is_joint(&rules[i]))
         .filter(|&i| {
             let m = &found[i].0;
-            rounded_fpr(m.len(), m.iter().filter(|x| x.fp).count()) <= opts.max_fpr
+            rounded_fpr(m.len(), m.iter().filter(|x| x.fp()).count()) <= opts.max_fpr
         })
         .collect();
     if members.len() < 2 {
@@ -647,18 +669,71 @@ struct World {
 /// the buffers, so a world need not be kept to be compared with the next.
 #[derive(Default)]
 struct Images {
-    /// The distinct results, one after another.
-    text: String,
-    /// Per result: its span in `text`.
-    spans: Vec<(usize, usize)>,
+    /// The distinct results, numbered in the order of their first URL.
+    results: Interner,
     /// Result `g`'s URLs are `urls[at[g]..at[g + 1]]`.
     at: Vec<usize>,
     /// URL indices grouped by result, ascending within a result.
     urls: Vec<u32>,
-    /// Result ids, hashed by the result's text.
+}
+
+/// Distinct strings, each once in one text buffer and numbered as first met, with a table of
+/// their ids hashed by their text: about 13 bytes a string beside its text, where a `String`
+/// each takes 24 and an allocation.
+#[derive(Default)]
+struct Interner {
+    /// The strings, one after another.
+    text: String,
+    /// Where string `k` ends in `text` (it starts where string `k - 1` ends).
+    ends: Vec<usize>,
+    /// String ids, hashed by their text.
     table: hashbrown::HashTable<u32>,
-    /// The hash of `table`.
+    /// The hash of `table` (seeded at run time: URLs cannot be written to collide).
     hasher: foldhash::fast::RandomState,
+}
+
+impl Interner {
+    /// Number of distinct strings.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// String `k`.
+    fn get(&self, k: u32) -> &str {
+        let k = k as usize;
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        &self.text[start..self.ends[k]]
+    }
+
+    /// The id of `s`, given the next one when first seen.
+    fn intern(&mut self, s: &str) -> u32 {
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, s);
+        let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
+        let get = |k: u32| {
+            let k = k as usize;
+            &text[if k == 0 { 0 } else { ends[k - 1] }..ends[k]]
+        };
+        match self.table.entry(
+            h,
+            |&k| get(k) == s,
+            |&k| std::hash::BuildHasher::hash_one(hasher, get(k)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                let k = self.ends.len() as u32;
+                e.insert(k);
+                self.text.push_str(s);
+                self.ends.push(self.text.len());
+                k
+            }
+        }
+    }
+
+    /// The id of `s`, if interned.
+    fn find(&self, s: &str) -> Option<u32> {
+        let h = std::hash::BuildHasher::hash_one(&self.hasher, s);
+        self.table.find(h, |&k| self.get(k) == s).copied()
+    }
 }
 
 impl Images {
@@ -666,8 +741,6 @@ impl Images {
     /// one after another in a text (`ends[k]`: where result `k` of the chunk ends).
     fn new(chunks: Vec<(Vec<u32>, String, Vec<usize>)>) -> Images {
         let mut x = Images::default();
-        let hash =
-            |h: &foldhash::fast::RandomState, s: &str| std::hash::BuildHasher::hash_one(h, s);
         // Each pair's result id, numbering results as first met; a chunk's text is freed once
         // read (only its URLs are kept for the second pass).
         let mut ids: Vec<u32> = Vec::new();
@@ -678,26 +751,11 @@ impl Images {
             for end in ends {
                 let o = &text[start..end];
                 start = end;
-                let (buf, spans, hasher) = (&x.text, &x.spans, &x.hasher);
-                let id = match x.table.entry(
-                    hash(hasher, o),
-                    |&g| &buf[spans[g as usize].0..spans[g as usize].1] == o,
-                    |&g| hash(hasher, &buf[spans[g as usize].0..spans[g as usize].1]),
-                ) {
-                    hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
-                    hashbrown::hash_table::Entry::Vacant(e) => {
-                        let g = x.spans.len() as u32;
-                        e.insert(g);
-                        x.spans.push((x.text.len(), x.text.len() + o.len()));
-                        x.text.push_str(o);
-                        g
-                    }
-                };
-                ids.push(id);
+                ids.push(x.results.intern(o));
             }
         }
         // Counting sort of the URLs by result id (stable: URLs stay ascending).
-        x.at = vec![0; x.spans.len() + 1];
+        x.at = vec![0; x.results.len() + 1];
         for &g in &ids {
             x.at[g as usize + 1] += 1;
         }
@@ -724,8 +782,8 @@ impl Images {
     fn fingerprint(&self, seeds: &Seeds) -> [u64; 2] {
         use std::hash::Hash;
         seeds.each(|h| {
-            self.text.hash(h);
-            self.spans.hash(h);
+            self.results.text.hash(h);
+            self.results.ends.hash(h);
             self.at.hash(h);
             self.urls.hash(h);
         })
@@ -733,13 +791,9 @@ impl Images {
 
     /// The URLs changed into `o`.
     fn get(&self, o: &str) -> Option<&[u32]> {
-        let h = std::hash::BuildHasher::hash_one(&self.hasher, o);
-        self.table
-            .find(h, |&g| {
-                let (a, b) = self.spans[g as usize];
-                &self.text[a..b] == o
-            })
-            .map(|&g| &self.urls[self.at[g as usize]..self.at[g as usize + 1]])
+        self.results
+            .find(o)
+            .map(|g| &self.urls[self.at[g as usize]..self.at[g as usize + 1]])
     }
 }
 
@@ -820,14 +874,40 @@ impl World {
     }
 }
 
-/// One validation URL a rule (alone) rewrites into a merge.
-struct Merge {
+/// One validation URL a rule (alone) rewrites into a merge: its index, whether its bucket is
+/// led by another true cluster (`fp`: content a crawler would lose), and whether the output is
+/// itself a URL of the data (`seen`: not only the shared form of rewritten URLs). Packed in 4
+/// bytes (index below 2^30): a cross-host drop holds millions of merges from validation to the
+/// joint judging.
+#[derive(Clone, Copy)]
+struct Merge(u32);
+
+impl Merge {
+    const FP: u32 = 1 << 31;
+    const SEEN: u32 = 1 << 30;
+
+    fn new(url: u32, fp: bool, seen: bool) -> Merge {
+        debug_assert!(
+            url < Merge::SEEN,
+            "URL indices below 2^30 (MergeContext::new)"
+        );
+        Merge(url | if fp { Merge::FP } else { 0 } | if seen { Merge::SEEN } else { 0 })
+    }
+
     /// Index of the URL.
-    url: u32,
-    /// Its bucket is led by another true cluster: content a crawler would lose.
-    fp: bool,
-    /// The output is itself a URL of the data (not only the shared form of rewritten URLs).
-    seen: bool,
+    fn url(self) -> u32 {
+        self.0 & (Merge::SEEN - 1)
+    }
+
+    /// Its bucket is led by another true cluster.
+    fn fp(self) -> bool {
+        self.0 & Merge::FP != 0
+    }
+
+    /// The output is a URL of the data.
+    fn seen(self) -> bool {
+        self.0 & Merge::SEEN != 0
+    }
 }
 
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
@@ -858,6 +938,9 @@ impl<'a> MergeContext<'a> {
             first: validation,
             then: reference,
         };
+        // URL indices are `u32`, and a [`Merge`] keeps two flags beside one (a billion URLs
+        // would take some 60 GB here before this limit is near).
+        assert!(all.len() < 1 << 30, "validation takes at most 2^30 URLs");
         let features = rules.iter().any(Rule::is_global);
         let suffixes = rules
             .iter()
@@ -942,8 +1025,10 @@ impl<'a> MergeContext<'a> {
         let mut out_of: Vec<u32> = Vec::new();
         // URLs `r` rewrites where a more general drop of the world does too (ascending).
         let mut covered: Vec<u32> = Vec::new();
-        // (hash of the output, URL index, output), sorted by output: equal outputs are adjacent.
-        let mut outs: Vec<(u64, u32, String)> = Vec::new();
+        // Each distinct output once, and `(output id, URL index)` for every URL `r` changes
+        // (8 bytes a URL: a cross-host drop changes millions, most into a shared output).
+        let mut outputs = Interner::default();
+        let mut outs: Vec<(u32, u32)> = Vec::new();
         let need = self.index.required_first(r);
         // An imported Java regex (Nutch, ClearURLs, DUD) is compiled once, not once per URL.
         let java = (r.kind == RuleKind::Regex)
@@ -976,29 +1061,28 @@ impl<'a> MergeContext<'a> {
                     Some(w) => w.norm.apply_rules(o).url,
                     None => o,
                 };
-                outs.push((crate::hash::fnv(&o), i, o));
+                outs.push((outputs.intern(&o), i));
                 out_of.push(i);
             }
         }
         if !out_of.is_sorted() {
             out_of.sort_unstable();
         }
-        let mut rewrites: Vec<(u32, u64)> = Vec::new();
+        let mut rewrites: RuleRewrites = Vec::new();
         if keep_rewrites && !r.is_global() {
+            let hashes: Vec<u64> = (0..outputs.len() as u32)
+                .map(|k| crate::hash::fnv(outputs.get(k)))
+                .collect();
             rewrites.extend(
                 outs.iter()
-                    .filter(|(_, i, _)| (*i as usize) < self.nv)
-                    .map(|(h, i, _)| (*i, *h)),
+                    .filter(|(_, i)| (*i as usize) < self.nv)
+                    .map(|&(k, i)| Rewrite::new(i, hashes[k as usize])),
             );
             rewrites.sort_unstable();
         }
-        // In (hash, output, URL) order, comparing outputs only where two hashes collide.
-        outs.sort_unstable_by_key(|a| (a.0, a.1));
-        for run in outs.chunk_by_mut(|a, b| a.0 == b.0) {
-            if run.iter().any(|x| x.2 != run[0].2) {
-                run.sort_unstable_by(|a, b| (&a.2, a.1).cmp(&(&b.2, b.1)));
-            }
-        }
+        // By output, the URLs of one output ascending. (The order of the outputs is that of
+        // their first URL; what a rule merges does not depend on it.)
+        outs.sort_unstable();
         let mut out = Vec::new();
         // Buffers reused from group to group.
         let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
@@ -1006,8 +1090,8 @@ impl<'a> MergeContext<'a> {
         // The world less `r`, built the first time a bucket holds only URLs `r` rewrote.
         let without: std::cell::OnceCell<Normalizer> = std::cell::OnceCell::new();
         let mut needed: Vec<bool> = Vec::new();
-        for group in outs.chunk_by(|a, b| a.0 == b.0 && a.2 == b.2) {
-            let o = group[0].2.as_str();
+        for group in outs.chunk_by(|a, b| a.0 == b.0) {
+            let o = outputs.get(group[0].0);
             // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
             unchanged.clear();
             let not_rewritten = |j: &u32| out_of.binary_search(j).is_err();
@@ -1068,7 +1152,7 @@ impl<'a> MergeContext<'a> {
                 if !fp && covered.binary_search(&i).is_ok() {
                     continue;
                 }
-                out.push(Merge { url: i, fp, seen });
+                out.push(Merge::new(i, fp, seen));
             }
         }
         (out, rewrites)
@@ -1128,11 +1212,7 @@ impl<'a> MergeContext<'a> {
                 .iter()
                 .filter(|&&j| (j as usize) < self.nv)
             {
-                out.push(Merge {
-                    url: j,
-                    fp: all.cluster(j as usize) != major,
-                    seen: true,
-                });
+                out.push(Merge::new(j, all.cluster(j as usize) != major, true));
             }
         }
         out
@@ -1669,7 +1749,7 @@ fn deconflict(
     const BATCH: usize = 512;
     for (b, batch) in rules.chunks(BATCH).enumerate() {
         let known = &mut cache[b * BATCH..(b * BATCH + batch.len())];
-        let outs: Vec<Vec<(u32, u64)>> = batch
+        let outs: Vec<RuleRewrites> = batch
             .par_iter()
             .zip(known.par_iter_mut())
             .map(|(r, known)| {
@@ -1686,7 +1766,7 @@ fn deconflict(
                         let u = data.url(i as usize);
                         apply_rule(r, u)
                             .filter(|o| o != u)
-                            .map(|o| (i, crate::hash::fnv(&o)))
+                            .map(|o| Rewrite::new(i, crate::hash::fnv(&o)))
                     })
                     .collect()
             })
@@ -1698,17 +1778,19 @@ fn deconflict(
                 continue;
             }
             let drop = r.kind == RuleKind::Drop;
-            if outs.iter().any(|(i, h)| {
-                claimed.get(i).is_some_and(|&(c, by)| {
-                    c != *h && !(drop && by.is_some_and(|o| drops_compose(r, &rules[o])))
+            if outs.iter().any(|w| {
+                claimed.get(&w.url()).is_some_and(|&(c, by)| {
+                    c != w.hash() && !(drop && by.is_some_and(|o| drops_compose(r, &rules[o])))
                 })
             }) {
                 removed += 1;
                 continue;
             }
             keep[k] = true;
-            for (i, h) in outs {
-                claimed.entry(i).or_insert((h, drop.then_some(k)));
+            for w in outs {
+                claimed
+                    .entry(w.url())
+                    .or_insert((w.hash(), drop.then_some(k)));
             }
         }
     }
@@ -2706,6 +2788,31 @@ mod tests {
             print(&Images::new(vec![chunk(&[])]))
         );
         assert_eq!(Images::default().get(""), None);
+    }
+
+    #[test]
+    fn packed_merges_and_rewrites_keep_their_fields_and_order() {
+        for (url, fp, seen) in [
+            (0, false, false),
+            (7, true, false),
+            ((1 << 30) - 1, true, true),
+        ] {
+            let m = Merge::new(url, fp, seen);
+            assert_eq!((m.url(), m.fp(), m.seen()), (url, fp, seen));
+        }
+        let hashes = [0, 1, u64::from(u32::MAX), 1 << 32, u64::MAX];
+        let mut w: Vec<Rewrite> = [3u32, 1]
+            .iter()
+            .flat_map(|&u| hashes.iter().rev().map(move |&h| Rewrite::new(u, h)))
+            .collect();
+        w.sort_unstable();
+        let back: Vec<(u32, u64)> = w.iter().map(|x| (x.url(), x.hash())).collect();
+        let mut want: Vec<(u32, u64)> = [3u32, 1]
+            .iter()
+            .flat_map(|&u| hashes.iter().map(move |&h| (u, h)))
+            .collect();
+        want.sort_unstable();
+        assert_eq!(back, want);
     }
 
     #[test]
