@@ -1379,33 +1379,37 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
     };
     let touched: HashSet<usize> = data
         .par_iter()
-        .zip(&trails.0)
+        .zip(trails.par_iter())
         .filter(|(_, (_, fired, _))| fired.iter().any(|&i| moves(i)))
         .map(|(l, _)| l.cluster)
         .collect();
     if touched.is_empty() {
         return false;
     }
-    // Per (cluster, domain): each URL's canonical hash, its cross-host templates and aliases
-    // (each once: a rule may fire in two passes), and whether a host rule fired. Gathered and
-    // sorted in parallel: an alias or a `www.` convention touches millions of clusters.
-    type Row = (u64, Vec<u32>, bool);
-    let mut rows: Vec<(usize, &str, Row)> = data
+    // The URLs of those clusters by (cluster, domain), gathered and sorted in parallel (an
+    // alias or a `www.` convention touches millions of clusters): 32 bytes a URL, its trail
+    // read again per group.
+    let mut rows: Vec<(usize, &str, u32)> = data
         .par_iter()
-        .zip(&trails.0)
-        .filter(|(l, _)| touched.contains(&l.cluster))
-        .filter_map(|(l, (canon, fired, _))| {
+        .enumerate()
+        .filter(|(_, l)| touched.contains(&l.cluster))
+        .filter_map(|(i, l)| {
             let p = split_url(l.url)?;
-            let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
-            moved.sort_unstable();
-            moved.dedup();
-            let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
-            let d = crate::site::registrable_domain(p.host);
-            Some((l.cluster, d, (*canon, moved, by_host)))
+            Some((l.cluster, crate::site::registrable_domain(p.host), i as u32))
         })
         .collect();
     drop(touched);
     rows.par_sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    // Each URL's canonical hash, its cross-host templates and aliases (each once: a rule may
+    // fire in two passes), and whether a host rule fired.
+    let row = |i: u32| {
+        let (canon, fired, _) = trails.get(i as usize);
+        let mut moved: Vec<u32> = fired.iter().copied().filter(|&i| moves(i)).collect();
+        moved.sort_unstable();
+        moved.dedup();
+        let by_host = fired.iter().any(|&i| !rules[i as usize].is_global());
+        (canon, moved, by_host)
+    };
     // Per (rule, domain): URLs it sent away from the host's form, URLs it joined to the form of
     // a mate it did not touch (two URLs it sent to one wrong form do not vouch for each other).
     type Tally<'a> = BTreeMap<(u32, &'a str), (usize, usize)>;
@@ -1413,7 +1417,8 @@ fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bo
         .par_chunk_by(|a, b| a.0 == b.0 && a.1 == b.1)
         .fold(Tally::new, |mut tally, group| {
             let d = group[0].1;
-            let urls = group.iter().map(|(_, _, row)| row);
+            let rows: Vec<(u64, Vec<u32>, bool)> = group.iter().map(|&(_, _, i)| row(i)).collect();
+            let urls = rows.iter();
             let host_forms: HashSet<u64> = urls
                 .clone()
                 .filter(|(_, moved, by_host)| *by_host && moved.is_empty())
@@ -1469,10 +1474,50 @@ type Bad = (usize, String, String);
 /// One data URL's run under a rule set: the hash of its canonical form, the rules that fired
 /// (indices into the rule set, in order), and whether a pass changed nothing within
 /// [`crate::normalize::MAX_ROUNDS`].
-type Trail = (u64, Box<[u32]>, bool);
+type Trail<'t> = (u64, &'t [u32], bool);
 
-/// Every data URL's [`Trail`] under the rule set [`make_idempotent`] accepted, by URL index.
-struct Trails(Vec<Trail>);
+/// Every data URL's [`Trail`] under the rule set [`make_idempotent`] accepted, by URL index:
+/// in blocks of [`TRAIL_BLOCK`] URLs, each block's fired rules in one array (17 bytes a URL
+/// and 4 a rule fired, where a tuple with a boxed slice took 32 and an allocation).
+struct Trails(Vec<TrailBlock>);
+
+/// URLs per [`TrailBlock`] (the unit of parallel work too).
+const TRAIL_BLOCK: usize = 1 << 14;
+
+/// The trails of [`TRAIL_BLOCK`] consecutive URLs.
+#[derive(Default)]
+struct TrailBlock {
+    canon: Vec<u64>,
+    fixed: Vec<bool>,
+    /// URL `j`'s fired rules end at `ends[j]` in `fired`.
+    ends: Vec<usize>,
+    fired: Vec<u32>,
+}
+
+impl TrailBlock {
+    fn push(&mut self, canon: u64, fired: &[u32], fixed: bool) {
+        self.canon.push(canon);
+        self.fixed.push(fixed);
+        self.fired.extend_from_slice(fired);
+        self.ends.push(self.fired.len());
+    }
+}
+
+impl Trails {
+    /// URL `i`'s trail.
+    fn get(&self, i: usize) -> Trail<'_> {
+        let b = &self.0[i / TRAIL_BLOCK];
+        let j = i % TRAIL_BLOCK;
+        let start = if j == 0 { 0 } else { b.ends[j - 1] };
+        (b.canon[j], &b.fired[start..b.ends[j]], b.fixed[j])
+    }
+
+    /// Every trail, by URL index.
+    fn par_iter(&self) -> impl IndexedParallelIterator<Item = Trail<'_>> + '_ {
+        let n = self.0.iter().map(|b| b.canon.len()).sum::<usize>();
+        (0..n).into_par_iter().map(|i| self.get(i))
+    }
+}
 
 /// For a run that did not reach a fixed point: the [`Bad`] entry when normalizing the output
 /// again changes it.
@@ -1503,9 +1548,9 @@ fn recheck_idempotent(
     let n = Normalizer::new(rules.clone(), None);
     let any_bad = data
         .par_iter()
-        .zip(&trails.0)
+        .zip(trails.par_iter())
         .any(|(l, (_, fired, fixed))| {
-            if *fixed && !fired.iter().any(|k| dropped.contains(&(*k as usize))) {
+            if fixed && !fired.iter().any(|k| dropped.contains(&(*k as usize))) {
                 return false;
             }
             let (out, fired, fixed) = n.trace_fixed(l.url);
@@ -1591,7 +1636,7 @@ fn without_redundant(
             let mut canon: HashMap<u32, u64> = HashMap::with_capacity(urls.len());
             let mut fired: HashMap<usize, Vec<u32>> = HashMap::new();
             for &u in urls {
-                let (h, by, _) = &trails.0[u as usize];
+                let (h, by, _) = trails.get(u as usize);
                 let elsewhere = by.iter().any(|&k| {
                     let r = &rules[k as usize];
                     !r.is_global() && r.source.host != *host
@@ -1602,7 +1647,7 @@ fn without_redundant(
                             fired.entry(k as usize).or_default().push(u);
                         }
                     }
-                    canon.insert(u, *h);
+                    canon.insert(u, h);
                     continue;
                 }
                 let (out, by) = with.trace(data.url(u as usize));
@@ -1829,18 +1874,22 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &LabeledUrls) -> (Vec<Rule>, usiz
         let n = Normalizer::new(rules.clone(), None);
         // Bad URLs are rare: gathered aside (with their index, to keep the data's order).
         let found = std::sync::Mutex::new(Vec::new());
-        let trails: Vec<Trail> = data
-            .par_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let (out, fired, fixed) = n.trace_fixed(l.url);
-                let canon = crate::hash::fnv(out.as_deref().unwrap_or(l.url));
-                if !fixed {
-                    if let Some(b) = not_idempotent(&n, l.url, out, &fired) {
-                        found.lock().expect("not poisoned").push((i, b));
+        let trails: Vec<TrailBlock> = (0..data.len().div_ceil(TRAIL_BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let mut block = TrailBlock::default();
+                for i in b * TRAIL_BLOCK..((b + 1) * TRAIL_BLOCK).min(data.len()) {
+                    let url = data.url(i);
+                    let (out, fired, fixed) = n.trace_fixed(url);
+                    let canon = crate::hash::fnv(out.as_deref().unwrap_or(url));
+                    if !fixed {
+                        if let Some(b) = not_idempotent(&n, url, out, &fired) {
+                            found.lock().expect("not poisoned").push((i, b));
+                        }
                     }
+                    block.push(canon, &fired, fixed);
                 }
-                (canon, fired.into_boxed_slice(), fixed)
+                block
             })
             .collect();
         let mut found = found.into_inner().expect("not poisoned");
