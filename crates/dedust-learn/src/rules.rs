@@ -54,16 +54,16 @@ pub use crate::model::*;
 
 /// The WORD of a [`Convention::Suffix`] that `long` has after `short` (path segments; a trailing
 /// empty segment, the trailing slash, is ignored on both sides).
-fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
-    fn trim(s: &[String]) -> &[String] {
+fn suffix_of<'a, S: AsRef<str> + PartialEq>(long: &'a [S], short: &[S]) -> Option<&'a S> {
+    fn trim<S: AsRef<str>>(s: &[S]) -> &[S] {
         match s.split_last() {
-            Some((l, rest)) if l.is_empty() => rest,
+            Some((l, rest)) if l.as_ref().is_empty() => rest,
             _ => s,
         }
     }
     let (name, head) = trim(long).split_last()?;
-    let dir_ok = head.last().is_some_and(|d| !d.is_empty());
-    (dir_ok && head == trim(short) && suffix_like(name)).then_some(name)
+    let dir_ok = head.last().is_some_and(|d| !d.as_ref().is_empty());
+    (dir_ok && head == trim(short) && suffix_like(name.as_ref())).then_some(name)
 }
 
 /// The NAME of a [`Convention::PathParam`] that `long` has and `short` lacks: same segments but
@@ -72,9 +72,10 @@ fn suffix_of<'a>(long: &'a [String], short: &[String]) -> Option<&'a String> {
 ///
 /// # Complexity
 /// `O(n)` in the segment's length (attacker-controlled: a segment of 64 KiB of `;a=1`).
-fn path_param_of(long: &[String], short: &[String]) -> Option<String> {
+fn path_param_of<S: AsRef<str> + PartialEq>(long: &[S], short: &[S]) -> Option<String> {
     let (l, head) = long.split_last()?;
     let (s, shead) = short.split_last()?;
+    let (l, s) = (l.as_ref(), s.as_ref());
     if head != shead || l.len() <= s.len() {
         return None;
     }
@@ -215,18 +216,19 @@ pub struct LearnStats {
     pub boilerplate: usize,
 }
 
-/// URL split into the units rules work on.
+/// URL split into the units rules work on, borrowed from the URL (a group of a million pairs
+/// holds a million of these while its rule is built).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Units {
-    pub scheme: String,
-    pub host: String,
-    pub port: String,
-    pub segs: Vec<String>,
-    pub params: Vec<(String, Option<String>)>,
+pub(crate) struct Units<'a> {
+    pub scheme: &'a str,
+    pub host: &'a str,
+    pub port: &'a str,
+    pub segs: Vec<&'a str>,
+    pub params: Vec<(&'a str, Option<&'a str>)>,
 }
 
-impl Units {
-    pub(crate) fn parse(url: &str) -> Option<Units> {
+impl<'a> Units<'a> {
+    pub(crate) fn parse(url: &'a str) -> Option<Units<'a>> {
         let p = split_url(url)?;
         if !p.userinfo.is_empty() || p.fragment.is_some() {
             return None;
@@ -234,9 +236,7 @@ impl Units {
         let segs = if p.path.is_empty() {
             Vec::new()
         } else {
-            split_ascii(&p.path[1..], b'/')
-                .map(str::to_string)
-                .collect()
+            split_ascii(&p.path[1..], b'/').collect()
         };
         let params = p
             .query
@@ -244,16 +244,16 @@ impl Units {
                 split_ascii(q, b'&')
                     .filter(|s| !s.is_empty())
                     .map(|kv| match split_once_ascii(kv, b'=') {
-                        Some((k, v)) => (k.to_string(), Some(v.to_string())),
-                        None => (kv.to_string(), None),
+                        Some((k, v)) => (k, Some(v)),
+                        None => (kv, None),
                     })
                     .collect()
             })
             .unwrap_or_default();
         Some(Units {
-            scheme: p.scheme.into(),
-            host: p.host.into(),
-            port: p.port.into(),
+            scheme: p.scheme,
+            host: p.host,
+            port: p.port,
             segs,
             params,
         })
@@ -322,7 +322,7 @@ struct Obs<'a> {
     cluster: usize,
     /// The cluster's signals: bit `i` for [`SIGNALS`]`[i]`; 0 for a declared cluster.
     signal: u8,
-    from: Units,
+    from: Units<'a>,
     from_url: &'a str,
     to_url: &'a str,
 }
@@ -653,14 +653,13 @@ fn observations(
         // described as if the alias had been applied, so path/query rules are learned once, on
         // the canonical host, whatever alias a member came from.
         let cross_site = uu.host != cu.host
-            && crate::site::registrable_domain(&uu.host)
-                != crate::site::registrable_domain(&cu.host);
+            && crate::site::registrable_domain(uu.host) != crate::site::registrable_domain(cu.host);
         if uu.scheme != cu.scheme && !cross_site {
             out.push((GroupKey::Convention(Convention::Https), pair(true)));
         }
         if uu.host != cu.host
-            && (uu.host.strip_prefix("www.") == Some(cu.host.as_str())
-                || cu.host.strip_prefix("www.") == Some(uu.host.as_str()))
+            && (uu.host.strip_prefix("www.") == Some(cu.host)
+                || cu.host.strip_prefix("www.") == Some(uu.host))
         {
             out.push((GroupKey::Convention(Convention::StripWww), pair(true)));
         }
@@ -688,19 +687,19 @@ fn observations(
                 .unwrap_or(0)
         };
         if (uu.scheme != cu.scheme || uu.host != cu.host)
-            && (!cross_site || established(&cu.host) > established(&uu.host))
+            && (!cross_site || established(cu.host) > established(uu.host))
         {
             out.push((
                 GroupKey::Alias {
-                    from: (uu.scheme.clone(), uu.host.clone()),
-                    to: (cu.scheme.clone(), cu.host.clone()),
+                    from: (uu.scheme.to_string(), uu.host.to_string()),
+                    to: (cu.scheme.to_string(), cu.host.to_string()),
                 },
                 pair(true),
             ));
         }
         let u2 = Units {
-            scheme: cu.scheme.clone(),
-            host: cu.host.clone(),
+            scheme: cu.scheme,
+            host: cu.host,
             ..uu
         };
         for key in keys(&u2, &cu, uu.host == cu.host, declared) {
@@ -724,8 +723,8 @@ fn materialize<'a>(
             let mut from = Units::parse(from_url)?;
             if !p.alias {
                 let t = split_url(to_url)?;
-                from.scheme = t.scheme.to_string();
-                from.host = t.host.to_string();
+                from.scheme = t.scheme;
+                from.host = t.host;
             }
             Some(Obs {
                 cluster: p.cluster as usize,
@@ -792,7 +791,7 @@ fn is_file_name(seg: &str) -> bool {
         .any(|e| e.eq_ignore_ascii_case(ext))
 }
 
-fn sorted_params(p: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
+fn sorted_params<T: Clone + Ord>(p: &[T]) -> Vec<T> {
     let mut v = p.to_vec();
     v.sort();
     v
@@ -820,12 +819,14 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
         if u.segs[..n - 1] == c.segs[..n - 1] && (a.is_empty() != b.is_empty()) {
             let name = if a.is_empty() { b } else { a };
             if name.contains('.') && !value_like(name) {
-                out.push(GroupKey::Convention(Convention::DefaultDoc(name.clone())));
+                out.push(GroupKey::Convention(Convention::DefaultDoc(
+                    name.to_string(),
+                )));
             }
         }
     }
     if let Some(name) = suffix_of(&u.segs, &c.segs).or_else(|| suffix_of(&c.segs, &u.segs)) {
-        out.push(GroupKey::Convention(Convention::Suffix(name.clone())));
+        out.push(GroupKey::Convention(Convention::Suffix(name.to_string())));
     }
     if let Some(name) = path_param_of(&u.segs, &c.segs).or_else(|| path_param_of(&c.segs, &u.segs))
     {
@@ -840,7 +841,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             .zip(&c.segs)
             .all(|(a, b)| a.eq_ignore_ascii_case(b))
     {
-        let ext = |segs: &[String]| {
+        let ext = |segs: &[&str]| {
             segs.last()
                 .and_then(|l| dedust_core::__private::model::path_extension(l))
                 .map(str::to_string)
@@ -868,26 +869,28 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             out.push(GroupKey::Convention(Convention::TrailingSlash));
         } else if last.contains('.') && !value_like(last) {
             // `/dir/NAME` ≡ `/dir/` (or `/dir`, with the trailing-slash convention)
-            out.push(GroupKey::Convention(Convention::DefaultDoc(last.clone())));
+            out.push(GroupKey::Convention(Convention::DefaultDoc(
+                last.to_string(),
+            )));
         }
     }
     let file_path = u.segs.last().is_some_and(|l| is_file_name(l));
-    let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| n.as_str()).collect();
+    let unames: BTreeSet<&str> = u.params.iter().map(|(n, _)| *n).collect();
     let dup_names = unames.len() != u.params.len();
-    let kept: Vec<&(String, Option<String>)> =
+    let kept: Vec<&(&str, Option<&str>)> =
         c.params.iter().filter(|p| u.params.contains(p)).collect();
-    let kept_names: BTreeSet<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+    let kept_names: BTreeSet<&str> = kept.iter().map(|(n, _)| *n).collect();
     let dropped: BTreeSet<&str> = u
         .params
         .iter()
         .filter(|p| !c.params.contains(p))
-        .map(|(n, _)| n.as_str())
+        .map(|(n, _)| *n)
         .filter(|n| !kept_names.contains(n))
         .collect();
     if u.segs == c.segs && !dup_names && kept.len() == c.params.len() && !dropped.is_empty() {
         for d in &dropped {
             out.push(GroupKey::Drop {
-                host: u.host.clone(),
+                host: u.host.to_string(),
                 context: kept_names.iter().map(|s| s.to_string()).collect(),
                 drop: d.to_string(),
             });
@@ -895,7 +898,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             // families is dropped on the others too (validation decides which form survives).
             if !kept_names.is_empty() {
                 out.push(GroupKey::Drop {
-                    host: u.host.clone(),
+                    host: u.host.to_string(),
                     context: Vec::new(),
                     drop: d.to_string(),
                 });
@@ -913,7 +916,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             if !u.segs.is_empty() && u.segs.iter().all(|s| !value_like(s)) {
                 out.push(GroupKey::GlobalDrop {
                     name: d.to_string(),
-                    path: Some(u.segs.clone()),
+                    path: Some(u.segs.iter().map(|s| s.to_string()).collect()),
                 });
             }
         }
@@ -924,7 +927,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
     // software. Cross-host and path-scoped only; validation refutes it where pages differ.
     // Not on the root nor on a default document (`/`, `/index.php`: every site's entry point,
     // where `?p=` or `?id=` is content), nor from a redirect or declared canonical.
-    let generic = |segs: &[String]| {
+    let generic = |segs: &[&str]| {
         segs.last().is_none_or(|l| {
             l.is_empty()
                 || ["index.", "default.", "home."]
@@ -939,13 +942,13 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
         && !generic(&u.segs)
         && u.segs.iter().all(|s| !value_like(s))
     {
-        let diff: Vec<&(String, Option<String>)> =
+        let diff: Vec<&(&str, Option<&str>)> =
             u.params.iter().filter(|p| !c.params.contains(p)).collect();
         if let [(name, Some(_))] = diff.as_slice() {
             if c.params.iter().any(|(n, v)| n == name && v.is_some()) {
                 out.push(GroupKey::GlobalDrop {
-                    name: name.clone(),
-                    path: Some(u.segs.clone()),
+                    name: name.to_string(),
+                    path: Some(u.segs.iter().map(|s| s.to_string()).collect()),
                 });
             }
         }
@@ -962,7 +965,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                 if value_like(s) {
                     SegKey::Shape(shape(s))
                 } else {
-                    SegKey::Lit(s.clone())
+                    SegKey::Lit(s.to_string())
                 }
             })
             .collect();
@@ -978,15 +981,13 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                 };
                 match j {
                     Some(j) if value_like(s) => SegOut::Copy(j),
-                    _ if value_like(s) => match u
-                        .params
-                        .iter()
-                        .find(|(_, v)| v.as_deref() == Some(s.as_str()))
-                    {
-                        Some((n, _)) => SegOut::Param(n.clone()),
-                        None => SegOut::Lit(s.clone()),
-                    },
-                    _ => SegOut::Lit(s.clone()),
+                    _ if value_like(s) => {
+                        match u.params.iter().find(|(_, v)| v.as_deref() == Some(*s)) {
+                            Some((n, _)) => SegOut::Param(n.to_string()),
+                            None => SegOut::Lit(s.to_string()),
+                        }
+                    }
+                    _ => SegOut::Lit(s.to_string()),
                 }
             })
             .collect();
@@ -1006,13 +1007,14 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                     let from_seg = v
                         .as_deref()
                         .filter(|val| value_like(val))
-                        .and_then(|val| u.segs.iter().position(|x| x == val));
-                    if u.params.contains(&(n.clone(), v.clone())) {
-                        (n.clone(), ValOut::Copy)
+                        .and_then(|val| u.segs.iter().position(|x| *x == val));
+                    let n = n.to_string();
+                    if u.params.contains(&(&n, *v)) {
+                        (n, ValOut::Copy)
                     } else if let Some(j) = from_seg {
-                        (n.clone(), ValOut::Seg(j))
+                        (n, ValOut::Seg(j))
                     } else {
-                        (n.clone(), v.clone().map_or(ValOut::Bare, ValOut::Lit))
+                        (n, v.map_or(ValOut::Bare, |v| ValOut::Lit(v.to_string())))
                     }
                 })
                 .collect(),
@@ -1024,7 +1026,7 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
     });
     let literal = !(derived_path && derived_query);
     let mut params: Vec<String> = if literal || query.is_none() {
-        u.params.iter().map(|(n, _)| n.clone()).collect()
+        u.params.iter().map(|(n, _)| n.to_string()).collect()
     } else {
         // Kept parameters, and those whose value moves into the path.
         let mut v: Vec<String> = kept_names.iter().map(|s| s.to_string()).collect();
@@ -1066,8 +1068,8 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
         });
     }
     out.push(GroupKey::Template {
-        from: (u.scheme.clone(), u.host.clone()),
-        to: (c.scheme.clone(), c.host.clone()),
+        from: (u.scheme.to_string(), u.host.to_string()),
+        to: (c.scheme.to_string(), c.host.to_string()),
         path: if literal {
             // A literal target needs the source path spelled out even when equal.
             Some(path.unwrap_or_else(|| {
@@ -1078,11 +1080,11 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
                             if value_like(s) {
                                 SegKey::Shape(shape(s))
                             } else {
-                                SegKey::Lit(s.clone())
+                                SegKey::Lit(s.to_string())
                             }
                         })
                         .collect(),
-                    c.segs.iter().map(|s| SegOut::Lit(s.clone())).collect(),
+                    c.segs.iter().map(|s| SegOut::Lit(s.to_string())).collect(),
                 )
             }))
         } else {
@@ -1093,7 +1095,12 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             Some(query.unwrap_or_else(|| {
                 c.params
                     .iter()
-                    .map(|(n, v)| (n.clone(), v.clone().map_or(ValOut::Bare, ValOut::Lit)))
+                    .map(|(n, v)| {
+                        (
+                            n.to_string(),
+                            v.map_or(ValOut::Bare, |v| ValOut::Lit(v.to_string())),
+                        )
+                    })
                     .collect()
             }))
         } else {
@@ -1171,8 +1178,8 @@ fn drop_values<'a>(name: &str, obs: &'a [Obs]) -> Vec<&'a str> {
         o.from
             .params
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| (o.cluster, v.as_deref()))
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| (o.cluster, *v))
     }))
 }
 
@@ -1190,8 +1197,8 @@ fn build_drops(
         o.from
             .params
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.map(str::to_string))
     };
     let with: Vec<(&Obs, Option<String>)> = obs
         .iter()
@@ -1368,7 +1375,7 @@ fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
 
 /// How many registrable domains the pairs `obs` come from.
 fn domains(obs: &[Obs]) -> usize {
-    let mut hosts: Vec<&str> = obs.iter().map(|o| o.from.host.as_str()).collect();
+    let mut hosts: Vec<&str> = obs.iter().map(|o| o.from.host).collect();
     hosts.sort_unstable();
     hosts.dedup();
     let mut d: Vec<&str> = hosts
@@ -1450,8 +1457,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                             }
                         }
                         SegKey::Shape(_) => {
-                            let vals: Vec<&str> =
-                                obs.iter().map(|o| o.from.segs[i].as_str()).collect();
+                            let vals: Vec<&str> = obs.iter().map(|o| o.from.segs[i]).collect();
                             let copied = tgt.contains(&SegOut::Copy(i))
                                 || query
                                     .as_ref()
@@ -1508,26 +1514,27 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                 // signature: required with that value, it narrows the rule.
                 if !literal && from.1 == ANY_HOST {
                     let first = &obs[0].from.params;
-                    for (n, v) in first {
-                        let Some(v) = v.as_deref() else { continue };
-                        if params.contains(n) {
+                    for &(n, v) in first {
+                        let Some(v) = v else { continue };
+                        if params.iter().any(|p| p == n) {
                             continue;
                         }
                         let everywhere = obs.iter().all(|o| {
-                            o.from.params.iter().filter(|(m, _)| m == n).count() == 1
-                                && o.from.params.contains(&(n.clone(), Some(v.to_string())))
+                            o.from.params.iter().filter(|(m, _)| *m == n).count() == 1
+                                && o.from.params.contains(&(n, Some(v)))
                         });
                         if everywhere {
-                            required.push((n.clone(), ValPat::Pieces(vec![Piece::Lit(v.into())])));
+                            required
+                                .push((n.to_string(), ValPat::Pieces(vec![Piece::Lit(v.into())])));
                         }
                     }
                     required.sort_by(|a, b| a.0.cmp(&b.0));
                 }
                 if !literal && from.1 != ANY_HOST {
                     for o in obs {
-                        for (n, _) in &o.from.params {
-                            if !params.contains(n) {
-                                optional.insert(n.clone());
+                        for &(n, _) in &o.from.params {
+                            if !params.iter().any(|p| p == n) {
+                                optional.insert(n.to_string());
                             }
                         }
                     }
