@@ -677,6 +677,56 @@ struct Images {
     urls: Vec<u32>,
 }
 
+/// [`Images`] built chunk by chunk, so the chunks' texts need not all be held at once.
+#[derive(Default)]
+struct ImagesBuilder {
+    x: Images,
+    /// Each pair's result id, numbering results as first met.
+    ids: Vec<u32>,
+    /// Each pair's URL, ascending.
+    urls: Vec<u32>,
+}
+
+impl ImagesBuilder {
+    /// Add the (URL, result) pairs of a chunk, in ascending URL order after those added before:
+    /// URLs, and the results one after another in a text (`ends[k]`: where result `k` ends).
+    fn add(&mut self, (urls, text, ends): (Vec<u32>, String, Vec<usize>)) {
+        debug_assert!(
+            self.urls
+                .last()
+                .into_iter()
+                .chain(&urls)
+                .is_sorted_by(|a, b| a < b),
+            "pairs in strictly ascending URL order"
+        );
+        self.urls.extend(urls);
+        let mut start = 0;
+        for end in ends {
+            self.ids.push(self.x.results.intern(&text[start..end]));
+            start = end;
+        }
+    }
+
+    /// The map: a counting sort of the URLs by result id (stable: URLs stay ascending).
+    fn finish(self) -> Images {
+        let ImagesBuilder { mut x, ids, urls } = self;
+        x.at = vec![0; x.results.len() + 1];
+        for &g in &ids {
+            x.at[g as usize + 1] += 1;
+        }
+        for g in 1..x.at.len() {
+            x.at[g] += x.at[g - 1];
+        }
+        let mut fill = x.at.clone();
+        x.urls = vec![0; ids.len()];
+        for (&g, &u) in ids.iter().zip(&urls) {
+            x.urls[fill[g as usize]] = u;
+            fill[g as usize] += 1;
+        }
+        x
+    }
+}
+
 /// Distinct strings, each once in one text buffer and numbered as first met, with a table of
 /// their ids hashed by their text: about 13 bytes a string beside its text, where a `String`
 /// each takes 24 and an allocation.
@@ -739,40 +789,13 @@ impl Interner {
 impl Images {
     /// From (URL, result) pairs in ascending URL order, given as chunks of results written
     /// one after another in a text (`ends[k]`: where result `k` of the chunk ends).
+    #[cfg(test)]
     fn new(chunks: Vec<(Vec<u32>, String, Vec<usize>)>) -> Images {
-        let mut x = Images::default();
-        // Each pair's result id, numbering results as first met; a chunk's text is freed once
-        // read (only its URLs are kept for the second pass).
-        let mut ids: Vec<u32> = Vec::new();
-        let mut pair_urls: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
-        for (urls, text, ends) in chunks {
-            pair_urls.push(urls);
-            let mut start = 0;
-            for end in ends {
-                let o = &text[start..end];
-                start = end;
-                ids.push(x.results.intern(o));
-            }
+        let mut b = ImagesBuilder::default();
+        for c in chunks {
+            b.add(c);
         }
-        // Counting sort of the URLs by result id (stable: URLs stay ascending).
-        x.at = vec![0; x.results.len() + 1];
-        for &g in &ids {
-            x.at[g as usize + 1] += 1;
-        }
-        for g in 1..x.at.len() {
-            x.at[g] += x.at[g - 1];
-        }
-        let mut fill = x.at.clone();
-        debug_assert!(
-            pair_urls.iter().flatten().is_sorted_by(|a, b| a < b),
-            "pairs in strictly ascending URL order"
-        );
-        x.urls = vec![0; ids.len()];
-        for (&g, u) in ids.iter().zip(pair_urls.iter().flatten()) {
-            x.urls[fill[g as usize]] = *u;
-            fill[g as usize] += 1;
-        }
-        x
+        b.finish()
     }
 
     /// A 128-bit digest of the buffers under two random seeds: equal maps give equal
@@ -819,28 +842,37 @@ impl World {
             }
         }
         let norm = Normalizer::new(rules.clone(), None);
-        // The changed URLs and their results, chunk by chunk (no string per URL kept).
-        let chunks: Vec<(Vec<u32>, String, Vec<usize>)> = touched
-            .par_chunks(1 << 14)
-            .map(|chunk| {
-                let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
-                for &i in chunk {
-                    let u = ctx.all.url(i as usize);
-                    let o = norm.apply_rules(u.to_string()).url;
-                    if o != u {
-                        urls.push(i);
-                        text.push_str(&o);
-                        ends.push(text.len());
-                    }
-                }
-                (urls, text, ends)
-            })
-            .collect();
+        // The changed URLs and their results, chunk by chunk (no string per URL kept), computed
+        // in parallel a wave of chunks at a time and interned in order (the results of
+        // millions of URLs are never all held as text at once).
+        const CHUNK: usize = 1 << 14;
         let mut changed = vec![false; ctx.all.len()];
-        for &i in chunks.iter().flat_map(|c| c.0.iter()) {
-            changed[i as usize] = true;
+        let mut images = ImagesBuilder::default();
+        for wave in touched.chunks(CHUNK * 32) {
+            let chunks: Vec<(Vec<u32>, String, Vec<usize>)> = wave
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
+                    for &i in chunk {
+                        let u = ctx.all.url(i as usize);
+                        let o = norm.apply_rules(u.to_string()).url;
+                        if o != u {
+                            urls.push(i);
+                            text.push_str(&o);
+                            ends.push(text.len());
+                        }
+                    }
+                    (urls, text, ends)
+                })
+                .collect();
+            for c in chunks {
+                for &i in &c.0 {
+                    changed[i as usize] = true;
+                }
+                images.add(c);
+            }
         }
-        let by_image = Images::new(chunks);
+        let by_image = images.finish();
         World {
             norm,
             by_name,
