@@ -7,11 +7,11 @@
 //! …). [`UrlIndex::candidates`] picks a rule's list.
 //!
 //! Invariants: every list of one kind is a range of one array, built by a counting sort at its
-//! exact size (no `Vec` per list, no growth slack: at 10 M URLs the index is about 4 bytes a
-//! URL per list kind); the lists of a first segment and of a feature are ascending (a
-//! cross-host rule's merges rely on it); a host's list holds each of its URLs once, ordered by
-//! (first segment, index), so the URLs of one (host, first segment) are a range of it. A URL
-//! that does not split is on no list (and on every host rule's list of nothing).
+//! exact size (no `Vec` per list, no growth slack: about 4 bytes a URL per list kind and per
+//! id array); the lists of a first segment and of a feature are ascending (a cross-host rule's
+//! merges rely on it); a host's list holds each of its URLs once, ordered by (first-segment id,
+//! index) — ids numbered as first met, not in text order — so the URLs of one (host, first
+//! segment) are a range of it, found by binary search. A URL that does not split is on no list.
 
 use crate::rules::{Rule, RuleKind};
 use crate::tier::{parts_exposure, rule_feature, Feature};
@@ -21,7 +21,9 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::hash::Hash;
 
-/// No id: the first segment of a URL that does not split.
+/// No id: the first segment of a URL that does not split, and (from
+/// [`UrlIndex::required_first`]) a first segment no URL has. Both mean "matches no list": feature
+/// lists hold only URLs that split.
 const NONE: u32 = u32::MAX;
 
 /// URLs indexed in one task (the build runs chunks in parallel).
@@ -158,10 +160,8 @@ pub(crate) struct UrlIndex<'a> {
     first: Vec<u32>,
     /// The distinct first segments.
     first_names: Names<&'a str>,
-    /// By host id: the host's URLs by (first segment, index).
+    /// By host id: the host's URLs by (first-segment id, index).
     by_host: Groups,
-    /// (host id, first-segment id) → the range of `by_host.items` holding those URLs.
-    host_first: HashMap<(u32, u32), (usize, usize)>,
     /// By first-segment id, ascending (cross-host rules with a literal first segment).
     by_first: Groups,
     /// The exposure features met (suffix words only those of the rules validated: a crawl's
@@ -189,6 +189,10 @@ impl<'a> UrlIndex<'a> {
         features: bool,
         suffixes: &HashSet<&str>,
     ) -> UrlIndex<'a> {
+        assert!(
+            u32::try_from(len).is_ok_and(|n| n < NONE),
+            "URL indices are u32"
+        );
         let parts: Vec<Part<'a>> = (0..len.div_ceil(CHUNK))
             .into_par_iter()
             .map(|c| {
@@ -270,7 +274,8 @@ impl<'a> UrlIndex<'a> {
                 // The local ids are done with (their memory goes before the lists are built).
                 (p.host, p.first) = (Vec::new(), Vec::new());
             });
-        // A host's URLs: grouped by host, then by first segment within the host.
+        // By first segment (ascending), then a host's URLs in that order: (first id, index).
+        let by_first = Groups::by(len, first_names.names.len(), |i| first[i]);
         let mut by_host = Groups::by(len, host_names.names.len(), |i| {
             if first[i] == NONE {
                 NONE
@@ -278,28 +283,12 @@ impl<'a> UrlIndex<'a> {
                 host[i]
             }
         });
-        let mut slices: Vec<&mut [u32]> = Vec::with_capacity(host_names.names.len());
-        let mut rest = by_host.items.as_mut_slice();
-        for w in by_host.at.windows(2) {
-            let (a, b) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
-            slices.push(a);
-            rest = b;
+        let mut fill = by_host.at.clone();
+        for &i in &by_first.items {
+            let h = host[i as usize] as usize;
+            by_host.items[fill[h]] = i;
+            fill[h] += 1;
         }
-        // Stable: ascending within a (host, first segment).
-        slices
-            .into_par_iter()
-            .for_each(|s| s.sort_by_key(|&i| first[i as usize]));
-        let mut host_first = HashMap::default();
-        for (h, w) in by_host.at.windows(2).enumerate() {
-            let list = &by_host.items[w[0]..w[1]];
-            let mut start = 0;
-            for run in list.chunk_by(|&a, &b| first[a as usize] == first[b as usize]) {
-                let f = first[run[0] as usize];
-                host_first.insert((h as u32, f), (w[0] + start, w[0] + start + run.len()));
-                start += run.len();
-            }
-        }
-        let by_first = Groups::by(len, first_names.names.len(), |i| first[i]);
         // Features: counted, then each URL written to its features' lists in URL order.
         let mut at = vec![0usize; feats.names.len() + 1];
         for (p, m) in parts.iter().zip(&maps) {
@@ -330,7 +319,6 @@ impl<'a> UrlIndex<'a> {
             first,
             first_names,
             by_host,
-            host_first,
             by_first,
             feats,
             by_feature: Groups { at, items },
@@ -391,7 +379,8 @@ impl<'a> UrlIndex<'a> {
             .map_or(&[], |&h| self.by_host.list(h))
     }
 
-    /// Indices of the URLs `r` may match.
+    /// Indices of the URLs `r` may match: ascending for a cross-host rule; for a host rule by
+    /// (first-segment id, index).
     pub(crate) fn candidates(&self, r: &Rule) -> Cands<'_> {
         if let Some(k) = rule_feature(r) {
             return Cands::List(
@@ -416,11 +405,15 @@ impl<'a> UrlIndex<'a> {
         let Some(&h) = self.host_names.ids.get(r.source.host.as_str()) else {
             return Cands::List(&[]);
         };
+        let list = self.by_host.list(h);
         Cands::List(match lit {
-            Some(f) => f
-                .and_then(|f| self.host_first.get(&(h, f)))
-                .map_or(&[], |&(a, b)| &self.by_host.items[a..b]),
-            None => self.by_host.list(h),
+            Some(Some(f)) => {
+                let key = |i: &u32| self.first[*i as usize];
+                let lo = list.partition_point(|i| key(i) < f);
+                &list[lo..lo + list[lo..].partition_point(|i| key(i) == f)]
+            }
+            Some(None) => &[],
+            None => list,
         })
     }
 }

@@ -326,7 +326,8 @@ pub fn rule_stats_together(
 /// cross-host rules.
 pub(crate) type Rewrites = Vec<RuleRewrites>;
 
-/// One rule's rewrites ([`Rewrite`]), sorted.
+/// One rule's rewrites ([`Rewrite`]): sorted as validation keeps them, in candidate order
+/// where `deconflict` computes them (each URL once either way).
 pub(crate) type RuleRewrites = Vec<Rewrite>;
 
 /// A URL index and the 64-bit hash of a rule's output for it, in 12 bytes (a `(u32, u64)` takes
@@ -383,12 +384,15 @@ fn rule_stats_with(
     let ctx = MergeContext::new(validation, reference, rules);
     // Host and registrable domain of every URL (only needed for cross-host rules); the domain
     // is found once per distinct host.
-    let domains: Vec<String> = ctx
-        .index
-        .host_names()
-        .iter()
-        .map(|h| domain(&h.to_ascii_lowercase()))
-        .collect();
+    let domains: Vec<String> = if rules.iter().any(Rule::is_global) {
+        ctx.index
+            .host_names()
+            .iter()
+            .map(|h| domain(&h.to_ascii_lowercase()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let sites = Sites {
         index: &ctx.index,
         domains: &domains,
@@ -661,7 +665,7 @@ struct World {
 
 /// Result → the URLs a [`World`] changes into it, compact: each distinct result once in one
 /// text buffer, the URLs grouped by result in one array, and a table of result ids hashed by
-/// their text (about 30 bytes a result beside its text, where a map of `String` → `Vec<u32>`
+/// their text (about 21 bytes a result beside its text, where a map of `String` → `Vec<u32>`
 /// held about 150: at 10 M URLs, millions of results).
 ///
 /// Two map the same results to the same URLs when their buffers are equal: results are numbered
@@ -848,7 +852,7 @@ impl World {
         const CHUNK: usize = 1 << 14;
         let mut changed = vec![false; ctx.all.len()];
         let mut images = ImagesBuilder::default();
-        for wave in touched.chunks(CHUNK * 32) {
+        for wave in touched.chunks(CHUNK * 16 * rayon::current_num_threads().max(1)) {
             let chunks: Vec<(Vec<u32>, String, Vec<usize>)> = wave
                 .par_chunks(CHUNK)
                 .map(|chunk| {
@@ -972,7 +976,7 @@ impl<'a> MergeContext<'a> {
         };
         // URL indices are `u32`, and a [`Merge`] keeps two flags beside one (a billion URLs
         // would take some 60 GB here before this limit is near).
-        assert!(all.len() < 1 << 30, "validation takes at most 2^30 URLs");
+        assert!(all.len() < 1 << 30, "validation takes fewer than 2^30 URLs");
         let features = rules.iter().any(Rule::is_global);
         let suffixes = rules
             .iter()
@@ -1052,10 +1056,10 @@ impl<'a> MergeContext<'a> {
             return (self.injective_merges(r), Vec::new());
         }
         let all = self.all;
-        // URLs the rule changes (ascending, as the candidates are), and the groups their
-        // outputs form.
+        // URLs the rule changes (sorted below: a host's candidates come by first segment),
+        // and the groups their outputs form.
         let mut out_of: Vec<u32> = Vec::new();
-        // URLs `r` rewrites where a more general drop of the world does too (ascending).
+        // URLs `r` rewrites where a more general drop of the world does too (sorted below).
         let mut covered: Vec<u32> = Vec::new();
         // Each distinct output once, and `(output id, URL index)` for every URL `r` changes
         // (8 bytes a URL: a cross-host drop changes millions, most into a shared output).
@@ -1099,6 +1103,9 @@ impl<'a> MergeContext<'a> {
         }
         if !out_of.is_sorted() {
             out_of.sort_unstable();
+        }
+        if !covered.is_sorted() {
+            covered.sort_unstable();
         }
         let mut rewrites: RuleRewrites = Vec::new();
         if keep_rewrites && !r.is_global() {
@@ -1401,9 +1408,10 @@ fn finalize_counts(
 /// the idempotence check. Returns whether an exception was added.
 ///
 /// # Complexity
-/// One pass over the trails; URLs of clusters a cross-host template or alias touched are split,
-/// sorted by (cluster, domain), and each group is counted by canonical form: `O(U)` plus
-/// `O(U_g log U_g)` for the `U_g` touched URLs (all in parallel).
+/// One pass over the trails finds the clusters a cross-host template or alias touched; their
+/// URLs are split, sorted by (cluster, domain), and each group's trails are read again and
+/// counted by canonical form: `O(U)` plus `O(U_g log U_g)` for the `U_g` touched URLs (all in
+/// parallel).
 fn host_rules_win(rules: &mut [Rule], data: &LabeledUrls, trails: &Trails) -> bool {
     let moves = |i: u32| {
         let r = &rules[i as usize];
@@ -1921,6 +1929,7 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &LabeledUrls) -> (Vec<Rule>, usiz
                     }
                     block.push(canon, &fired, fixed);
                 }
+                block.fired.shrink_to_fit();
                 block
             })
             .collect();
