@@ -94,6 +94,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                     super::peak_note()
                 );
             }
+            crate::release_freed_memory();
             *c = (Some(stage), Instant::now());
         }
         if let Some(b) = &bar {
