@@ -180,9 +180,9 @@ impl<'a> UrlIndex<'a> {
     ///
     /// # Complexity
     /// `O(n)` for `n` URLs: URLs are split and their keys interned in parallel chunks, then
-    /// each list kind is one counting sort (a host's URLs then sorted by first segment, hosts in
-    /// parallel). Memory: 4 bytes a URL per list kind and per id array, plus the chunks' local
-    /// ids while they are merged.
+    /// each list kind is one counting sort (a host's URLs scattered from the first-segment
+    /// lists, so they come by first segment). Memory: 4 bytes a URL per list kind and per id
+    /// array, plus the chunks' local ids while they are merged.
     pub(crate) fn new(
         len: usize,
         url: impl Fn(usize) -> &'a str + Sync,
