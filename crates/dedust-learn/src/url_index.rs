@@ -77,24 +77,29 @@ impl Groups {
     /// # Complexity
     /// `O(len + n)` time, `len' + n` words for the `len'` URLs with a key.
     fn by(len: usize, n: usize, key: impl Fn(usize) -> u32) -> Groups {
+        Groups::from_pairs(
+            n,
+            (0..len)
+                .map(|i| (key(i), i as u32))
+                .filter(|&(k, _)| k != NONE),
+        )
+    }
+
+    /// The `(key, item)` pairs grouped by key (ids below `n`), each group in the pairs' order:
+    /// counted in one pass, written in a second.
+    fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Groups {
         let mut at = vec![0usize; n + 1];
-        for i in 0..len {
-            let k = key(i);
-            if k != NONE {
-                at[k as usize + 1] += 1;
-            }
+        for (k, _) in pairs.clone() {
+            at[k as usize + 1] += 1;
         }
         for g in 1..at.len() {
             at[g] += at[g - 1];
         }
         let mut fill = at.clone();
         let mut items = vec![0u32; at[n]];
-        for i in 0..len {
-            let k = key(i);
-            if k != NONE {
-                items[fill[k as usize]] = i as u32;
-                fill[k as usize] += 1;
-            }
+        for (k, i) in pairs {
+            items[fill[k as usize]] = i;
+            fill[k as usize] += 1;
         }
         Groups { at, items }
     }
@@ -276,42 +281,22 @@ impl<'a> UrlIndex<'a> {
             });
         // By first segment (ascending), then a host's URLs in that order: (first id, index).
         let by_first = Groups::by(len, first_names.names.len(), |i| first[i]);
-        let mut by_host = Groups::by(len, host_names.names.len(), |i| {
-            if first[i] == NONE {
-                NONE
-            } else {
-                host[i]
-            }
-        });
-        let mut fill = by_host.at.clone();
-        for &i in &by_first.items {
-            let h = host[i as usize] as usize;
-            by_host.items[fill[h]] = i;
-            fill[h] += 1;
-        }
-        // Features: counted, then each URL written to its features' lists in URL order.
-        let mut at = vec![0usize; feats.names.len() + 1];
-        for (p, m) in parts.iter().zip(&maps) {
-            for &f in &p.fids {
-                at[m[2][f as usize] as usize + 1] += 1;
-            }
-        }
-        for g in 1..at.len() {
-            at[g] += at[g - 1];
-        }
-        let mut fill = at.clone();
-        let mut items = vec![0u32; *at.last().unwrap_or(&0)];
-        let mut suffix_any = 0;
-        for (c, (p, m)) in parts.into_iter().zip(&maps).enumerate() {
-            suffix_any += p.suffix_any;
-            for (j, w) in p.fat.windows(2).enumerate() {
-                for &f in &p.fids[w[0] as usize..w[1] as usize] {
-                    let g = m[2][f as usize] as usize;
-                    items[fill[g]] = (c * CHUNK + j) as u32;
-                    fill[g] += 1;
-                }
-            }
-        }
+        let by_host = Groups::from_pairs(
+            host_names.names.len(),
+            by_first.items.iter().map(|&i| (host[i as usize], i)),
+        );
+        // Features: each URL on its features' lists, in URL order.
+        let by_feature = Groups::from_pairs(
+            feats.names.len(),
+            parts.iter().zip(&maps).enumerate().flat_map(|(c, (p, m))| {
+                p.fat.windows(2).enumerate().flat_map(move |(j, w)| {
+                    p.fids[w[0] as usize..w[1] as usize]
+                        .iter()
+                        .map(move |&f| (m[2][f as usize], (c * CHUNK + j) as u32))
+                })
+            }),
+        );
+        let suffix_any = parts.iter().map(|p| p.suffix_any).sum();
         UrlIndex {
             features,
             host,
@@ -321,7 +306,7 @@ impl<'a> UrlIndex<'a> {
             by_host,
             by_first,
             feats,
-            by_feature: Groups { at, items },
+            by_feature,
             suffix_any,
         }
     }

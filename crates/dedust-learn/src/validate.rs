@@ -797,21 +797,22 @@ impl Interner {
         self.ends.len()
     }
 
+    /// String `k` of a text and its ends.
+    fn slice<'t>(text: &'t str, ends: &[usize], k: u32) -> &'t str {
+        let k = k as usize;
+        &text[if k == 0 { 0 } else { ends[k - 1] }..ends[k]]
+    }
+
     /// String `k`.
     fn get(&self, k: u32) -> &str {
-        let k = k as usize;
-        let start = if k == 0 { 0 } else { self.ends[k - 1] };
-        &self.text[start..self.ends[k]]
+        Interner::slice(&self.text, &self.ends, k)
     }
 
     /// The id of `s`, given the next one when first seen.
     fn intern(&mut self, s: &str) -> u32 {
         let h = std::hash::BuildHasher::hash_one(&self.hasher, s);
         let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
-        let get = |k: u32| {
-            let k = k as usize;
-            &text[if k == 0 { 0 } else { ends[k - 1] }..ends[k]]
-        };
+        let get = |k: u32| Interner::slice(text, ends, k);
         match self.table.entry(
             h,
             |&k| get(k) == s,
