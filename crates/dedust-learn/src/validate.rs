@@ -619,11 +619,11 @@ fn joint_drops(
     let mut world: Vec<usize> = members.clone();
     // The last round's world (its fingerprint: two worlds are never held at once) and the
     // drops that entered or left it since.
-    let seeds = Seeds::new();
+    let (seeds, hash) = (Seeds::new(), ImageHash::new());
     let mut last: Option<([u64; 2], Vec<usize>)> = None;
     // After JOINT_ROUNDS rounds the world only shrinks, so it reaches a fixed point.
     for round in 0..JOINT_ROUNDS + members.len() {
-        let w = World::new(ctx, world.iter().map(|&i| &rules[i]));
+        let w = World::new(ctx, world.iter().map(|&i| &rules[i]), &hash);
         // Which URLs the world changes into what (`changed` is the set of `by_image`'s URLs).
         let print = w.by_image.fingerprint(&seeds);
         // A member's merges change only when the world's results do, or when a more general
@@ -706,73 +706,92 @@ struct World {
     changed: Vec<bool>,
     /// Result → the URLs the drops change into it.
     by_image: Images,
+    /// The seeds of `by_image`'s hashes.
+    hash: ImageHash,
 }
 
-/// Result → the URLs a [`World`] changes into it, compact: each distinct result once in one
-/// text buffer, the URLs grouped by result in one array, and a table of result ids hashed by
-/// their text (about 21 bytes a result beside its text, where a map of `String` → `Vec<u32>`
-/// held about 150: at 10 M URLs, millions of results).
+/// Result → the URLs a [`World`] changes into it, compact: one 16-byte row per changed URL,
+/// `(h₁, h₂, URL)` with `h₁` (64 bits) and `h₂` (32 bits) two hashes of its result under
+/// seeds drawn at run time, sorted. The URLs of a result are one run of rows, ascending; no
+/// result's text is kept (a map of `String` → `Vec<u32>` held about 150 bytes a result, an
+/// interned text about 90; at 10 M URLs, millions of results), and the rows are hashed and
+/// sorted in parallel.
 ///
-/// Two map the same results to the same URLs when their buffers are equal: results are numbered
-/// in the order of their first URL, and URLs kept ascending. [`Images::fingerprint`] stands for
-/// the buffers, so a world need not be kept to be compared with the next.
+/// Two results share a run only when their 96 hash bits collide: under seeds unknown to
+/// whoever wrote the URLs, about `n² / 2⁹⁷` for `n` results (10⁻¹⁵ at 10 M). Two maps are
+/// equal when their rows are; [`Images::fingerprint`] stands for the rows, so a world need not
+/// be kept to be compared with the next.
 #[derive(Default)]
 struct Images {
-    /// The distinct results, numbered in the order of their first URL.
-    results: Interner,
-    /// Result `g`'s URLs are `urls[at[g]..at[g + 1]]`.
-    at: Vec<usize>,
-    /// URL indices grouped by result, ascending within a result.
-    urls: Vec<u32>,
+    /// `[h₁ high, h₁ low, h₂, URL]`, ascending.
+    rows: Vec<[u32; 4]>,
+    /// The rows whose `h₁` starts with the bits `b` are `rows[at[b]..at[b + 1]]` (`bits` bits,
+    /// about one row a bucket): a lookup reads one bucket, not a binary search's 20 cache lines.
+    at: Vec<u32>,
+    bits: u32,
 }
 
-/// [`Images`] built chunk by chunk, so the chunks' texts need not all be held at once.
-#[derive(Default)]
-struct ImagesBuilder {
-    x: Images,
-    /// Each pair's result id, numbering results as first met.
-    ids: Vec<u32>,
-    /// Each pair's URL, ascending.
-    urls: Vec<u32>,
-}
+/// The seeds of [`Images`]' hashes: one pair per [`joint_drops`] call, so the maps of its
+/// rounds compare.
+#[derive(Clone)]
+struct ImageHash([foldhash::quality::RandomState; 2]);
 
-impl ImagesBuilder {
-    /// Add the (URL, result) pairs of a chunk, in ascending URL order after those added before:
-    /// URLs, and the results one after another in a text (`ends[k]`: where result `k` ends).
-    fn add(&mut self, (urls, text, ends): (Vec<u32>, String, Vec<usize>)) {
-        debug_assert!(
-            self.urls
-                .last()
-                .into_iter()
-                .chain(&urls)
-                .is_sorted_by(|a, b| a < b),
-            "pairs in strictly ascending URL order"
-        );
-        self.urls.extend(urls);
-        let mut start = 0;
-        for end in ends {
-            self.ids.push(self.x.results.intern(&text[start..end]));
-            start = end;
-        }
+impl ImageHash {
+    fn new() -> ImageHash {
+        ImageHash(Default::default())
     }
 
-    /// The map: a counting sort of the URLs by result id (stable: URLs stay ascending).
-    fn finish(self) -> Images {
-        let ImagesBuilder { mut x, ids, urls } = self;
-        x.at = vec![0; x.results.len() + 1];
-        for &g in &ids {
-            x.at[g as usize + 1] += 1;
+    /// The row of URL `url` changed into `o`.
+    fn row(&self, o: &str, url: u32) -> [u32; 4] {
+        use std::hash::BuildHasher;
+        let h1 = self.0[0].hash_one(o);
+        let h2 = self.0[1].hash_one(o);
+        [(h1 >> 32) as u32, h1 as u32, h2 as u32, url]
+    }
+}
+
+impl Images {
+    /// From rows in any order ([`ImageHash::row`]).
+    fn new(mut rows: Vec<[u32; 4]>) -> Images {
+        rows.par_sort_unstable();
+        let bits = rows.len().next_power_of_two().trailing_zeros().clamp(1, 26);
+        let mut at = vec![0u32; (1 << bits) + 1];
+        for r in &rows {
+            at[(r[0] >> (32 - bits)) as usize + 1] += 1;
         }
-        for g in 1..x.at.len() {
-            x.at[g] += x.at[g - 1];
+        for b in 1..at.len() {
+            at[b] += at[b - 1];
         }
-        let mut fill = x.at.clone();
-        x.urls = vec![0; ids.len()];
-        for (&g, &u) in ids.iter().zip(&urls) {
-            x.urls[fill[g as usize]] = u;
-            fill[g as usize] += 1;
-        }
-        x
+        Images { rows, at, bits }
+    }
+
+    /// A 128-bit digest of the rows under two random seeds: equal maps give equal
+    /// fingerprints; different ones give equal fingerprints with negligible probability (about
+    /// 2^-128 for a good hash; the seeds are drawn at run time, unknown to whoever wrote the
+    /// URLs).
+    fn fingerprint(&self, seeds: &Seeds) -> [u64; 2] {
+        use std::hash::Hash;
+        // (`at` follows from the rows.)
+        seeds.each(|h| self.rows.hash(h))
+    }
+
+    /// The URLs changed into `o`, ascending.
+    ///
+    /// # Complexity
+    /// One bucket read: `O(1)` expected, plus the URLs returned.
+    fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl Iterator<Item = u32> + 's {
+        let key = hash.row(o, 0);
+        let bucket = match self.at.len() {
+            0 => &[][..],
+            _ => {
+                let b = (key[0] >> (32 - self.bits)) as usize;
+                &self.rows[self.at[b] as usize..self.at[b + 1] as usize]
+            }
+        };
+        bucket
+            .iter()
+            .filter(move |r| r[..3] == key[..3])
+            .map(|r| r[3])
     }
 }
 
@@ -828,50 +847,14 @@ impl Interner {
             }
         }
     }
-
-    /// The id of `s`, if interned.
-    fn find(&self, s: &str) -> Option<u32> {
-        let h = std::hash::BuildHasher::hash_one(&self.hasher, s);
-        self.table.find(h, |&k| self.get(k) == s).copied()
-    }
-}
-
-impl Images {
-    /// From (URL, result) pairs in ascending URL order, given as chunks of results written
-    /// one after another in a text (`ends[k]`: where result `k` of the chunk ends).
-    #[cfg(test)]
-    fn new(chunks: Vec<(Vec<u32>, String, Vec<usize>)>) -> Images {
-        let mut b = ImagesBuilder::default();
-        for c in chunks {
-            b.add(c);
-        }
-        b.finish()
-    }
-
-    /// A 128-bit digest of the buffers under two random seeds: equal maps give equal
-    /// fingerprints; different ones give equal fingerprints with negligible probability (about
-    /// 2^-128 for a good hash; the seeds are drawn at run time, unknown to whoever wrote the
-    /// URLs).
-    fn fingerprint(&self, seeds: &Seeds) -> [u64; 2] {
-        use std::hash::Hash;
-        seeds.each(|h| {
-            self.results.text.hash(h);
-            self.results.ends.hash(h);
-            self.at.hash(h);
-            self.urls.hash(h);
-        })
-    }
-
-    /// The URLs changed into `o`.
-    fn get(&self, o: &str) -> Option<&[u32]> {
-        self.results
-            .find(o)
-            .map(|g| &self.urls[self.at[g as usize]..self.at[g as usize + 1]])
-    }
 }
 
 impl World {
-    fn new<'r>(ctx: &MergeContext<'_>, rules: impl Iterator<Item = &'r Rule>) -> World {
+    fn new<'r>(
+        ctx: &MergeContext<'_>,
+        rules: impl Iterator<Item = &'r Rule>,
+        hash: &ImageHash,
+    ) -> World {
         let rules: Vec<Rule> = rules
             .map(|r| {
                 let mut r = r.clone();
@@ -879,12 +862,18 @@ impl World {
                 r
             })
             .collect();
-        let mut touched: Vec<u32> = rules
-            .iter()
-            .flat_map(|r| ctx.index.candidates(r).iter())
+        // The URLs some drop may change: marked, then listed in order (a cross-host drop's
+        // candidates are millions; no sort of their concatenation).
+        let mut marked = vec![false; ctx.all.len()];
+        for r in &rules {
+            for i in ctx.index.candidates(r).iter() {
+                marked[i as usize] = true;
+            }
+        }
+        let touched: Vec<u32> = (0..marked.len() as u32)
+            .filter(|&i| marked[i as usize])
             .collect();
-        touched.sort_unstable();
-        touched.dedup();
+        drop(marked);
         let mut by_name: HashMap<String, Vec<(u8, usize)>> = HashMap::new();
         for (i, r) in rules.iter().enumerate() {
             if let Some((n, k)) = drop_generality(r) {
@@ -892,43 +881,34 @@ impl World {
             }
         }
         let norm = Normalizer::new(rules.clone(), None);
-        // The changed URLs and their results, chunk by chunk (no string per URL kept), computed
-        // in parallel a wave of chunks at a time and interned in order (the results of
-        // millions of URLs are never all held as text at once).
+        // Each changed URL's row (no string per URL kept), in parallel.
         const CHUNK: usize = 1 << 14;
-        let mut changed = vec![false; ctx.all.len()];
-        let mut images = ImagesBuilder::default();
-        for wave in touched.chunks(CHUNK * 16 * rayon::current_num_threads().max(1)) {
-            let chunks: Vec<(Vec<u32>, String, Vec<usize>)> = wave
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
-                    for &i in chunk {
-                        let u = ctx.all.url(i as usize);
-                        let o = norm.apply_rules(u.to_string()).url;
-                        if o != u {
-                            urls.push(i);
-                            text.push_str(&o);
-                            ends.push(text.len());
-                        }
+        let rows: Vec<[u32; 4]> = touched
+            .par_chunks(CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut rows = Vec::new();
+                for &i in chunk {
+                    let u = ctx.all.url(i as usize);
+                    let o = norm.apply_rules(u.to_string()).url;
+                    if o != u {
+                        rows.push(hash.row(&o, i));
                     }
-                    (urls, text, ends)
-                })
-                .collect();
-            for c in chunks {
-                for &i in &c.0 {
-                    changed[i as usize] = true;
                 }
-                images.add(c);
-            }
+                rows
+            })
+            .collect();
+        let mut changed = vec![false; ctx.all.len()];
+        for r in &rows {
+            changed[r[3] as usize] = true;
         }
-        let by_image = images.finish();
+        let by_image = Images::new(rows);
         World {
             norm,
             by_name,
             rules,
             changed,
             by_image,
+            hash: hash.clone(),
         }
     }
 
@@ -1189,9 +1169,7 @@ impl<'a> MergeContext<'a> {
                 Some(w) => {
                     // The URLs the world leaves as `o`, and those it turns into `o`.
                     unchanged.extend(at_o.iter().copied().filter(|&j| !w.changed[j as usize]));
-                    if let Some(v) = w.by_image.get(o) {
-                        unchanged.extend(v.iter().copied().filter(not_rewritten));
-                    }
+                    unchanged.extend(w.by_image.get(&w.hash, o).filter(not_rewritten));
                 }
             }
             // One URL (or copies of it) sent where no URL is: no merge.
@@ -2878,52 +2856,54 @@ mod tests {
 
     #[test]
     fn images_group_urls_by_result_and_compare_as_maps() {
-        // (URL, result) pairs in URL order, split into chunks as World::new writes them.
-        let chunk = |pairs: &[(u32, &str)]| {
-            let (mut urls, mut text, mut ends) = (Vec::new(), String::new(), Vec::new());
-            for &(u, o) in pairs {
-                urls.push(u);
-                text.push_str(o);
-                ends.push(text.len());
-            }
-            (urls, text, ends)
+        // (URL, result) pairs, in any order, as World::new's chunks give them.
+        let hash = ImageHash::new();
+        let rows = |pairs: &[(u32, &str)]| -> Vec<[u32; 4]> {
+            pairs.iter().map(|&(u, o)| hash.row(o, u)).collect()
         };
-        let a = Images::new(vec![
-            chunk(&[(1, "h/a"), (2, "h/b"), (4, "h/a")]),
-            chunk(&[(7, ""), (9, "h/b"), (12, "h/a")]),
-        ]);
-        let cases: &[(&str, Option<&[u32]>)] = &[
-            ("h/a", Some(&[1, 4, 12])),
-            ("h/b", Some(&[2, 9])),
-            ("", Some(&[7])),
-            ("h/", None),
-            ("h/ab", None),
+        let a = Images::new(rows(&[
+            (12, "h/a"),
+            (1, "h/a"),
+            (2, "h/b"),
+            (4, "h/a"),
+            (7, ""),
+            (9, "h/b"),
+        ]));
+        let cases: &[(&str, &[u32])] = &[
+            ("h/a", &[1, 4, 12]),
+            ("h/b", &[2, 9]),
+            ("", &[7]),
+            ("h/", &[]),
+            ("h/ab", &[]),
         ];
         for &(o, want) in cases {
-            assert_eq!(a.get(o), want, "{o:?}");
+            assert_eq!(a.get(&hash, o).collect::<Vec<_>>(), want, "{o:?}");
         }
-        // The same map from other chunks is equal; another URL or result is not.
-        let same = Images::new(vec![
-            chunk(&[(1, "h/a")]),
-            chunk(&[(2, "h/b"), (4, "h/a"), (7, ""), (9, "h/b"), (12, "h/a")]),
-        ]);
+        // The same map from another order is equal; another URL or result is not.
+        let same = Images::new(rows(&[
+            (1, "h/a"),
+            (2, "h/b"),
+            (4, "h/a"),
+            (7, ""),
+            (9, "h/b"),
+            (12, "h/a"),
+        ]));
         let seeds = Seeds::new();
         let print = |x: &Images| x.fingerprint(&seeds);
         assert_eq!(print(&a), print(&same));
-        let moved = Images::new(vec![chunk(&[
+        let moved = Images::new(rows(&[
             (1, "h/a"),
             (2, "h/b"),
             (4, "h/a"),
             (7, ""),
             (9, "h/a"),
             (12, "h/a"),
-        ])]);
+        ]));
         assert_ne!(print(&a), print(&moved));
-        assert_eq!(
-            print(&Images::new(Vec::new())),
-            print(&Images::new(vec![chunk(&[])]))
-        );
-        assert_eq!(Images::default().get(""), None);
+        assert_eq!(print(&Images::new(Vec::new())), print(&Images::default()));
+        assert_eq!(Images::default().get(&hash, "").count(), 0);
+        // Other seeds, other rows: a map is compared only with maps of the same seeds.
+        assert_ne!(ImageHash::new().row("h/a", 1), hash.row("h/a", 1));
     }
 
     #[test]
