@@ -24,7 +24,9 @@
 //!
 //! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields, a `Location`
 //! that is no URL) are skipped and counted with their line number, never fatal; an input without
-//! a single usable record is [`Error::EmptyInput`].
+//! a single usable record is [`Error::EmptyInput`]. A TSV file's lines after its header are
+//! parsed in parallel blocks (8 MiB) and added in order: the same clusters,
+//! counts and line numbers as reading it line by line.
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
@@ -158,6 +160,31 @@ impl Acc {
             }
         };
         self.clusters[i].urls.push(url.to_string());
+    }
+
+    /// Add consecutive records of one cluster: as [`Acc::push`] of each of its URLs in order.
+    fn push_run(&mut self, run: Cluster) {
+        use std::hash::BuildHasher;
+        if let Some(c) = self.clusters.last_mut().filter(|c| c.id == run.id) {
+            c.urls.extend(run.urls);
+            return;
+        }
+        let (clusters, hasher) = (&self.clusters, &self.hasher);
+        let entry = self.index.entry(
+            hasher.hash_one(run.id.as_str()),
+            |&i| clusters[i as usize].id == run.id,
+            |&i| hasher.hash_one(clusters[i as usize].id.as_str()),
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(e) => {
+                let i = *e.get() as usize;
+                self.clusters[i].urls.extend(run.urls);
+            }
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(self.clusters.len() as u32);
+                self.clusters.push(run);
+            }
+        }
     }
 }
 
@@ -322,14 +349,220 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
 /// One TSV or CSV record's cluster and URL fields (`None`: the line has too few fields): kept,
 /// or counted as a bad line with the reason.
 fn record(acc: &mut Acc, rep: &mut ReadReport, lineno: usize, c: Option<&str>, u: Option<&str>) {
-    match (c.map(str::trim), u.map(str::trim)) {
-        (Some(c), Some(u)) if looks_like_url(u) && !c.is_empty() => {
+    match checked(c, u) {
+        Ok((c, u)) => {
             acc.push(c, u);
             rep.records += 1;
         }
-        (Some(""), Some(u)) if looks_like_url(u) => rep.bad(lineno, "empty cluster id"),
-        (Some(_), Some(u)) => rep.bad(lineno, format!("not a URL: {:?}", trunc(u))),
-        _ => rep.bad(lineno, "missing column"),
+        Err(why) => rep.bad(lineno, why),
+    }
+}
+
+/// A record's cluster and URL fields, trimmed, or why the line is skipped.
+fn checked<'a>(
+    c: Option<&'a str>,
+    u: Option<&'a str>,
+) -> std::result::Result<(&'a str, &'a str), String> {
+    match (c.map(str::trim), u.map(str::trim)) {
+        (Some(c), Some(u)) if looks_like_url(u) && !c.is_empty() => Ok((c, u)),
+        (Some(""), Some(u)) if looks_like_url(u) => Err("empty cluster id".to_string()),
+        (Some(_), Some(u)) => Err(format!("not a URL: {:?}", trunc(u))),
+        _ => Err("missing column".to_string()),
+    }
+}
+
+/// Fields `ci` and `ui` of a TSV line, found by the tabs (memchr) as far as the later of the
+/// two, without collecting the others.
+fn tsv_fields(line: &str, (ci, ui): (usize, usize)) -> (Option<&str>, Option<&str>) {
+    let (mut c, mut u) = (None, None);
+    let ends = memchr::memchr_iter(b'\t', line.as_bytes()).chain([line.len()]);
+    let mut start = 0;
+    for (k, end) in ends.enumerate() {
+        let f = &line[start..end];
+        start = end + 1;
+        if k == ci {
+            c = Some(f);
+        }
+        if k == ui {
+            u = Some(f);
+        }
+        if k >= ci.max(ui) {
+            break;
+        }
+    }
+    (c, u)
+}
+
+/// Bytes of a TSV file read at a time once its header is known ([`tsv_blocks`]).
+const TSV_BLOCK: usize = 8 << 20;
+
+/// One piece of a block of TSV lines, parsed on its own: its lines, records and skipped lines
+/// (the first few with their line number within the piece), and its records as runs of one
+/// cluster id (consecutive lines of one cluster share one [`Cluster`]).
+#[derive(Default)]
+struct Piece {
+    lines: usize,
+    records: usize,
+    skipped: usize,
+    first_bad: Vec<(usize, String)>,
+    runs: Vec<Cluster>,
+}
+
+impl Piece {
+    /// The lines of `bytes` (each ended by `\n`, but for the input's last), as
+    /// [`read_clusters_from`] reads a TSV line once the columns are known.
+    fn parse(bytes: &[u8], cols: (usize, usize)) -> Piece {
+        let mut p = Piece::default();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
+            let mut line = &bytes[start..end];
+            start = end + 1;
+            p.lines += 1;
+            let bad = |p: &mut Piece, why: String| {
+                p.skipped += 1;
+                if p.first_bad.len() < 5 {
+                    p.first_bad.push((p.lines, why));
+                }
+            };
+            if line.len() as u64 > MAX_RECORD_LINE {
+                bad(&mut p, format!("longer than {MAX_RECORD_LINE} bytes"));
+                continue;
+            }
+            while let [rest @ .., b'\r' | b'\n'] = line {
+                line = rest;
+            }
+            let Ok(line) = std::str::from_utf8(line) else {
+                bad(&mut p, "not UTF-8".to_string());
+                continue;
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (c, u) = tsv_fields(line, cols);
+            match checked(c, u) {
+                Ok((c, u)) => {
+                    p.records += 1;
+                    match p.runs.last_mut().filter(|r| r.id == c) {
+                        Some(r) => r.urls.push(u.to_string()),
+                        None => {
+                            // Most clusters are two URLs.
+                            let mut urls = Vec::with_capacity(2);
+                            urls.push(u.to_string());
+                            p.runs.push(Cluster {
+                                id: c.to_string(),
+                                urls,
+                            })
+                        }
+                    }
+                }
+                Err(why) => bad(&mut p, why),
+            }
+        }
+        p
+    }
+}
+
+/// The rest of a TSV input after its header (`lineno` lines read so far), read in blocks of
+/// `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel, then added in order: the same
+/// clusters, counts and messages as reading it line by line. A line longer than
+/// [`MAX_RECORD_LINE`] is skipped and counted, streamed past without being held whole (a block
+/// holds at most one such cap beside `block_size` bytes).
+///
+/// # Complexity
+/// `O(n)` for `n` bytes, parsed on every thread; adding the runs of one cluster id is one hash
+/// lookup a run, in order.
+fn tsv_blocks(
+    r: &mut impl BufRead,
+    acc: &mut Acc,
+    rep: &mut ReadReport,
+    mut lineno: usize,
+    cols: (usize, usize),
+    block_size: usize,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    use std::io::Read;
+    // One buffer for every block (fresh memory is costly: a page is zeroed on first touch):
+    // the part of a line a block ends with is moved to its front for the next one.
+    let mut block: Vec<u8> = Vec::new();
+    loop {
+        let before = block.len();
+        (&mut *r).take(block_size as u64).read_to_end(&mut block)?;
+        let end = block.len() == before;
+        // Whole lines only; the rest waits for the next block.
+        let cut = if end {
+            block.len()
+        } else {
+            memchr::memrchr(b'\n', &block).map_or(0, |k| k + 1)
+        };
+        // A line already longer than the cap: counted, and read past up to its end.
+        let long = (block.len() - cut) as u64 > MAX_RECORD_LINE;
+        // Pieces of about a megabyte, cut after a newline, parsed in parallel.
+        let mut bounds = vec![0];
+        while let Some(&at) = bounds.last().filter(|&&at| at < cut) {
+            let next = (at + (1 << 20)).min(cut);
+            let next = match memchr::memchr(b'\n', &block[next..cut]) {
+                Some(k) => next + k + 1,
+                None => cut,
+            };
+            bounds.push(next);
+        }
+        let pieces: Vec<Piece> = bounds
+            .par_windows(2)
+            .map(|w| Piece::parse(&block[w[0]..w[1]], cols))
+            .collect();
+        for p in pieces {
+            for (k, why) in p.first_bad {
+                if rep.first_bad.len() < 5 {
+                    rep.first_bad.push((lineno + k, why));
+                }
+            }
+            rep.skipped += p.skipped;
+            rep.records += p.records;
+            rep.lines += p.lines;
+            lineno += p.lines;
+            for run in p.runs {
+                acc.push_run(run);
+            }
+        }
+        if long {
+            block.clear();
+            block.shrink_to(block_size);
+            lineno += 1;
+            rep.lines += 1;
+            rep.bad(lineno, format!("longer than {MAX_RECORD_LINE} bytes"));
+            skip_line(r)?;
+        } else {
+            block.copy_within(cut.., 0);
+            block.truncate(block.len() - cut);
+        }
+        if end {
+            return Ok(());
+        }
+    }
+}
+
+/// Read past the rest of a line, its `\n` included, in the reader's chunks.
+fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let (used, found) = {
+            let chunk = match r.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(k) => (k + 1, true),
+                None => (chunk.len(), false),
+            }
+        };
+        r.consume(used);
+        if found {
+            return Ok(());
+        }
     }
 }
 
@@ -485,29 +718,6 @@ pub fn read_clusters_from(
             };
         match fmt {
             InputFormat::Tsv | InputFormat::Csv => {
-                // The common line: a TSV record once the columns are known, its two fields
-                // taken without collecting the others.
-                if let (InputFormat::Tsv, Some((ci, ui))) = (fmt, cols) {
-                    let (mut c, mut u) = (None, None);
-                    // Fields found by the tabs (memchr), as far as the later of the two.
-                    let ends = memchr::memchr_iter(b'\t', line.as_bytes()).chain([line.len()]);
-                    let mut start = 0;
-                    for (k, end) in ends.enumerate() {
-                        let f = &line[start..end];
-                        start = end + 1;
-                        if k == ci {
-                            c = Some(f);
-                        }
-                        if k == ui {
-                            u = Some(f);
-                        }
-                        if k >= ci.max(ui) {
-                            break;
-                        }
-                    }
-                    record(&mut acc, &mut rep, lineno, c, u);
-                    continue;
-                }
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
                 let Some((ci, ui)) = cols else {
                     let lower: Vec<String> = fields
@@ -519,6 +729,15 @@ pub fn read_clusters_from(
                         .position(|f| f == "cluster" || f == "digest" || f == "cluster_id");
                     let ui = lower.iter().position(|f| f == "url");
                     match (ci, ui) {
+                        (Some(c), Some(u)) if fmt == InputFormat::Tsv => {
+                            // The records, in parallel blocks.
+                            tsv_blocks(&mut r, &mut acc, &mut rep, lineno, (c, u), TSV_BLOCK)
+                                .map_err(|e| Error::Io {
+                                    path: name.to_string(),
+                                    source: e,
+                                })?;
+                            break;
+                        }
                         (Some(c), Some(u)) => cols = Some((c, u)),
                         _ => {
                             return Err(Error::Format {
@@ -1108,6 +1327,81 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c[0].urls, vec!["http://h/".to_string()]);
+    }
+
+    #[test]
+    fn tsv_blocks_read_as_one_piece_whatever_the_block_size() {
+        // Runs of one id, an id coming back later, CRLF, blank lines, bad lines of each kind,
+        // non-UTF-8 bytes, a last line without a newline; and a line past the cap.
+        let mut body: Vec<u8> = Vec::new();
+        for i in 0..40 {
+            let line = match i % 10 {
+                0 => format!("c{}\thttp://h.org/{i}\r\n", i / 20),
+                1 => "\n".to_string(),
+                2 => format!("\thttp://h.org/{i}\n"),
+                3 => format!("c{}\tnot a url\n", i % 3),
+                4 => "lonely\n".to_string(),
+                5 => format!("c9\thttp://h.org/é{i}\n"),
+                _ => format!("c{}\thttp://h.org/{i}\n", i % 3),
+            };
+            body.extend_from_slice(line.as_bytes());
+            if i == 25 {
+                body.extend_from_slice(b"c1\thttp://h.org/\xff\xfe\n");
+            }
+        }
+        body.extend_from_slice(b"c2\thttp://h.org/last");
+        let read = |body: &[u8], block: usize| {
+            let (mut acc, mut rep) = (Acc::new(), ReadReport::default());
+            let mut r = std::io::Cursor::new(body.to_vec());
+            tsv_blocks(&mut r, &mut acc, &mut rep, 1, (0, 1), block).unwrap();
+            let clusters: Vec<(String, Vec<String>)> =
+                acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
+            (clusters, rep.lines, rep.records, rep.skipped, rep.first_bad)
+        };
+        // The reference: one piece, line by line, runs added in order.
+        let whole = Piece::parse(&body, (0, 1));
+        let mut acc = Acc::new();
+        for run in whole.runs {
+            acc.push_run(run);
+        }
+        let want_clusters: Vec<(String, Vec<String>)> =
+            acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
+        let want_bad: Vec<(usize, String)> = whole
+            .first_bad
+            .into_iter()
+            .map(|(k, w)| (k + 1, w))
+            .collect();
+        assert_eq!(whole.lines, 41 + 1);
+        assert_eq!(want_bad[0], (4, "empty cluster id".to_string()));
+        assert!(want_clusters
+            .iter()
+            .any(|(id, u)| id == "c1" && u.len() > 3));
+        for block in [1, 2, 7, 64, 1000, TSV_BLOCK] {
+            let got = read(&body, block);
+            assert_eq!(got.0, want_clusters, "block {block}");
+            assert_eq!(
+                (got.1, got.2, got.3),
+                (whole.lines, whole.records, whole.skipped),
+                "block {block}"
+            );
+            assert_eq!(got.4, want_bad, "block {block}");
+        }
+        // A line past the cap, with and without its newline, between two records: skipped and
+        // counted at its line number, never held whole beside a block.
+        let long = vec![b'x'; MAX_RECORD_LINE as usize + 10];
+        for tail in [&b"\nc\thttp://h.org/b\n"[..], b""] {
+            let mut body = b"c\thttp://h.org/a\n".to_vec();
+            body.extend_from_slice(&long);
+            body.extend_from_slice(tail);
+            let (clusters, lines, records, skipped, bad) = read(&body, 1 << 20);
+            let urls = if tail.is_empty() { 1 } else { 2 };
+            assert_eq!(clusters[0].1.len(), urls);
+            assert_eq!((lines, records, skipped), (urls + 1, urls, 1));
+            assert_eq!(
+                bad,
+                vec![(3, format!("longer than {MAX_RECORD_LINE} bytes"))]
+            );
+        }
     }
 
     #[test]
