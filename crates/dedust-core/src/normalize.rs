@@ -943,6 +943,55 @@ pub fn apply_rule(rule: &Rule, url: &str) -> Option<String> {
     apply_parts(rule, url, &split_url(url)?)
 }
 
+/// Words a URL must contain for [`apply_rule`] to change it: every name in the first list, and
+/// one name in the second when it is not empty (the parameters a rule requires; the ones a rule
+/// that only drops parameters drops). A test of the URL's text before it is split, where a rule
+/// is tried on many URLs; a necessary condition only. Both lists are empty for conventions and
+/// imported regexes.
+///
+/// ```
+/// use dedust_core::__private::normalize::needed_words;
+/// use dedust_core::{CapType, Piece, Rule, RuleKind, Source, Target, ValOut, ValPat};
+/// let int = ValPat::Pieces(vec![Piece::Cap(CapType::Int)]);
+/// let source = |required: Vec<(String, ValPat)>, rest| Source {
+///     scheme: None,
+///     host: "f.org".into(),
+///     path: None,
+///     required,
+///     optional: vec!["mode".into(), "sid".into()],
+///     rest,
+/// };
+/// let keep = |names: &[&str]| Target {
+///     scheme: None,
+///     host: None,
+///     path: None,
+///     query: Some(names.iter().map(|n| (n.to_string(), ValOut::Copy)).collect()),
+/// };
+/// // A template needs its required parameter; what it drops is optional.
+/// let t = Rule::new(RuleKind::Template, source(vec![("t".into(), int.clone())], false), keep(&["t"]));
+/// assert_eq!(needed_words(&t), (vec!["t"], vec![]));
+/// // A drop changes a URL only where one of its names is.
+/// let d = Rule::new(RuleKind::Drop, source(vec![], true), keep(&[]));
+/// assert_eq!(needed_words(&d), (vec![], vec!["mode", "sid"]));
+/// assert_eq!(dedust_core::apply_rule(&d, "http://f.org/a?x=1"), None);
+/// ```
+pub fn needed_words(rule: &Rule) -> (Vec<&str>, Vec<&str>) {
+    if rule.convention.is_some() || rule.kind == RuleKind::Regex {
+        return (Vec::new(), Vec::new());
+    }
+    let all = rule
+        .source
+        .required
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let any = match is_drop_only(rule) {
+        true => rule.source.optional.iter().map(String::as_str).collect(),
+        false => Vec::new(),
+    };
+    (all, any)
+}
+
 /// [`apply_rule`] on a URL already split (the engine splits once per URL, not once per rule).
 fn apply_parts(rule: &Rule, url: &str, p: &crate::url_parts::UrlParts<'_>) -> Option<String> {
     let p = *p;

@@ -936,6 +936,36 @@ impl World {
     }
 }
 
+/// The words a URL must contain for a rule to change it
+/// ([`dedust_core::__private::normalize::needed_words`]), as substring searchers: a URL
+/// without them is passed over before it is split.
+#[derive(Default)]
+struct Words {
+    all: Vec<memchr::memmem::Finder<'static>>,
+    any: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Words {
+    fn of(r: &Rule) -> Words {
+        let (all, any) = dedust_core::__private::normalize::needed_words(r);
+        let finders = |v: Vec<&str>| {
+            v.into_iter()
+                .map(|w| memchr::memmem::Finder::new(w).into_owned())
+                .collect()
+        };
+        Words {
+            all: finders(all),
+            any: finders(any),
+        }
+    }
+
+    /// Whether `u` holds every word of `all` and one of `any` (when there are any).
+    fn admit(&self, u: &str) -> bool {
+        let has = |f: &memchr::memmem::Finder<'_>| f.find(u.as_bytes()).is_some();
+        self.all.iter().all(has) && (self.any.is_empty() || self.any.iter().any(has))
+    }
+}
+
 /// One validation URL a rule (alone) rewrites into a merge: its index, whether its bucket is
 /// led by another true cluster (`fp`: content a crawler would lose), and whether the output is
 /// itself a URL of the data (`seen`: not only the shared form of rewritten URLs). Packed in 4
@@ -1107,11 +1137,19 @@ impl<'a> MergeContext<'a> {
             None if r.kind == RuleKind::Regex => None,
             None => apply_rule(r, u),
         };
+        // A host rule's candidates are its host's URLs: most lack the parameters it needs.
+        let words = match r.is_global() {
+            false => Words::of(r),
+            true => Words::default(),
+        };
         for i in self.index.candidates(r).iter() {
             if !self.index.may_match(need, i) {
                 continue;
             }
             let u = all.url(i as usize);
+            if !words.admit(u) {
+                continue;
+            }
             // Where a more general drop does the work, `r` earns nothing, but its wrong merges
             // still count (on a site excepted from that drop, `r` makes them).
             let cov = world.is_some_and(|w| w.covers(r, u));
