@@ -46,7 +46,7 @@ use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use crate::validate::LabeledUrls;
 use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSetExt};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1326,15 +1326,15 @@ fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
 /// Where a group was learned from: its clusters, distinct URLs and up to 3 example clusters.
 ///
 /// # Complexity
-/// `O(n log n)` for `n` observations; only the 3 example lists are copied.
+/// `O(n log n)` for `n` observations (distinct URLs are counted by hashing: a cross-host
+/// group holds millions, whose sort by text was most of this); only the 3 example lists are
+/// copied.
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
-    let mut urls: Vec<&str> = Vec::with_capacity(2 * obs.len());
+    let mut urls: foldhash::HashSet<&str> = foldhash::HashSet::with_capacity(2 * obs.len());
     for o in obs {
-        urls.push(o.from_url);
-        urls.push(o.to_url);
+        urls.insert(o.from_url);
+        urls.insert(o.to_url);
     }
-    urls.sort_unstable();
-    urls.dedup();
     // Per cluster: its canonical URL(s), sorted, then its other members, sorted (each URL once,
     // at most 4); the three smallest such lists are the examples, so that the choice does not
     // depend on the input order.
