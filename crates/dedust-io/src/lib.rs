@@ -20,4 +20,4 @@
 mod read;
 pub mod warc;
 
-pub use read::{bytes_read, open, read_line_capped, Line};
+pub use read::{bytes_read, open, read_line_capped, skip_line, Line};

@@ -124,6 +124,21 @@ pub fn read_line_capped(
         }
         break;
     }
+    skip_line(r)?;
+    Ok(Line::Cut)
+}
+
+/// Read past the rest of a line, its `\n` included, in the reader's chunks (never holding it).
+///
+/// ```
+/// use std::io::BufRead;
+/// let mut r = std::io::Cursor::new(b"rest of a long line\nnext\n".to_vec());
+/// dedust_io::skip_line(&mut r).unwrap();
+/// let mut s = String::new();
+/// r.read_line(&mut s).unwrap();
+/// assert_eq!(s, "next\n");
+/// ```
+pub fn skip_line(r: &mut (impl BufRead + ?Sized)) -> std::io::Result<()> {
     loop {
         let (used, found) = {
             let chunk = match r.fill_buf() {
@@ -132,7 +147,7 @@ pub fn read_line_capped(
                 Err(e) => return Err(e),
             };
             if chunk.is_empty() {
-                return Ok(Line::Cut);
+                return Ok(());
             }
             match memchr::memchr(b'\n', chunk) {
                 Some(i) => (i + 1, true),
@@ -141,7 +156,7 @@ pub fn read_line_capped(
         };
         r.consume(used);
         if found {
-            return Ok(Line::Cut);
+            return Ok(());
         }
     }
 }

@@ -30,6 +30,7 @@
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
+use dedust_io::skip_line;
 pub use dedust_io::{open, read_line_capped, Line};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::io::BufRead;
@@ -346,8 +347,9 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
     }
 }
 
-/// One TSV or CSV record's cluster and URL fields (`None`: the line has too few fields): kept,
-/// or counted as a bad line with the reason.
+/// One CSV record's cluster and URL fields (`None`: the line has too few fields): kept, or
+/// counted as a bad line with the reason. (A TSV file's records after its header are read by
+/// [`tsv_blocks`].)
 fn record(acc: &mut Acc, rep: &mut ReadReport, lineno: usize, c: Option<&str>, u: Option<&str>) {
     match checked(c, u) {
         Ok((c, u)) => {
@@ -463,9 +465,9 @@ impl Piece {
     }
 }
 
-/// The rest of a TSV input after its header (`lineno` lines read so far), read in blocks of
-/// `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel, then added in order: the same
-/// clusters, counts and messages as reading it line by line. A line longer than
+/// The rest of a TSV input after its header (`rep.lines` lines read so far), read in blocks of
+/// `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel, then added in order:
+/// the same clusters, counts and messages as reading it line by line. A line longer than
 /// [`MAX_RECORD_LINE`] is skipped and counted, streamed past without being held whole (a block
 /// holds at most one such cap beside `block_size` bytes).
 ///
@@ -476,10 +478,11 @@ fn tsv_blocks(
     r: &mut impl BufRead,
     acc: &mut Acc,
     rep: &mut ReadReport,
-    mut lineno: usize,
     cols: (usize, usize),
     block_size: usize,
 ) -> std::io::Result<()> {
+    // The lines read so far (the header and those before it).
+    let mut lineno = rep.lines;
     use rayon::prelude::*;
     use std::io::Read;
     // One buffer for every block (fresh memory is costly: a page is zeroed on first touch):
@@ -489,11 +492,12 @@ fn tsv_blocks(
         let before = block.len();
         (&mut *r).take(block_size as u64).read_to_end(&mut block)?;
         let end = block.len() == before;
-        // Whole lines only; the rest waits for the next block.
+        // Whole lines only; the rest waits for the next block. (What was carried holds no
+        // newline: only the bytes just read are searched.)
         let cut = if end {
             block.len()
         } else {
-            memchr::memrchr(b'\n', &block).map_or(0, |k| k + 1)
+            memchr::memrchr(b'\n', &block[before..]).map_or(0, |k| before + k + 1)
         };
         // A line already longer than the cap: counted, and read past up to its end.
         let long = (block.len() - cut) as u64 > MAX_RECORD_LINE;
@@ -532,35 +536,11 @@ fn tsv_blocks(
             rep.lines += 1;
             rep.bad(lineno, format!("longer than {MAX_RECORD_LINE} bytes"));
             skip_line(r)?;
-        } else {
+        } else if cut > 0 {
             block.copy_within(cut.., 0);
             block.truncate(block.len() - cut);
         }
         if end {
-            return Ok(());
-        }
-    }
-}
-
-/// Read past the rest of a line, its `\n` included, in the reader's chunks.
-fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
-    loop {
-        let (used, found) = {
-            let chunk = match r.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if chunk.is_empty() {
-                return Ok(());
-            }
-            match memchr::memchr(b'\n', chunk) {
-                Some(k) => (k + 1, true),
-                None => (chunk.len(), false),
-            }
-        };
-        r.consume(used);
-        if found {
             return Ok(());
         }
     }
@@ -731,11 +711,12 @@ pub fn read_clusters_from(
                     match (ci, ui) {
                         (Some(c), Some(u)) if fmt == InputFormat::Tsv => {
                             // The records, in parallel blocks.
-                            tsv_blocks(&mut r, &mut acc, &mut rep, lineno, (c, u), TSV_BLOCK)
-                                .map_err(|e| Error::Io {
+                            tsv_blocks(&mut r, &mut acc, &mut rep, (c, u), TSV_BLOCK).map_err(
+                                |e| Error::Io {
                                     path: name.to_string(),
                                     source: e,
-                                })?;
+                                },
+                            )?;
                             break;
                         }
                         (Some(c), Some(u)) => cols = Some((c, u)),
@@ -1353,10 +1334,17 @@ mod tests {
         let read = |body: &[u8], block: usize| {
             let (mut acc, mut rep) = (Acc::new(), ReadReport::default());
             let mut r = std::io::Cursor::new(body.to_vec());
-            tsv_blocks(&mut r, &mut acc, &mut rep, 1, (0, 1), block).unwrap();
+            rep.lines = 1;
+            tsv_blocks(&mut r, &mut acc, &mut rep, (0, 1), block).unwrap();
             let clusters: Vec<(String, Vec<String>)> =
                 acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
-            (clusters, rep.lines, rep.records, rep.skipped, rep.first_bad)
+            (
+                clusters,
+                rep.lines - 1,
+                rep.records,
+                rep.skipped,
+                rep.first_bad,
+            )
         };
         // The reference: one piece, line by line, runs added in order.
         let whole = Piece::parse(&body, (0, 1));
@@ -1386,21 +1374,43 @@ mod tests {
             );
             assert_eq!(got.4, want_bad, "block {block}");
         }
+        // The same lines read one by one (the CSV reader, on the same text with commas): the
+        // same clusters, counts and messages.
+        let csv: Vec<u8> = body
+            .iter()
+            .map(|&b| if b == b'\t' { b',' } else { b })
+            .collect();
+        let as_file = |head: &[u8], rest: &[u8], f| {
+            let mut file = head.to_vec();
+            file.extend_from_slice(rest);
+            let (c, rep) = read_clusters_from(std::io::Cursor::new(file), "t", f).unwrap();
+            let c: Vec<(String, Vec<String>)> = c.into_iter().map(|c| (c.id, c.urls)).collect();
+            (c, rep.lines, rep.records, rep.skipped, rep.first_bad)
+        };
+        assert_eq!(
+            as_file(b"cluster\turl\n", &body, InputFormat::Tsv),
+            as_file(b"cluster,url\n", &csv, InputFormat::Csv)
+        );
         // A line past the cap, with and without its newline, between two records: skipped and
-        // counted at its line number, never held whole beside a block.
+        // counted at its line number, never held whole beside a block; cut at the block's end
+        // (small blocks) or inside one (a block larger than the line).
         let long = vec![b'x'; MAX_RECORD_LINE as usize + 10];
         for tail in [&b"\nc\thttp://h.org/b\n"[..], b""] {
             let mut body = b"c\thttp://h.org/a\n".to_vec();
             body.extend_from_slice(&long);
             body.extend_from_slice(tail);
-            let (clusters, lines, records, skipped, bad) = read(&body, 1 << 20);
-            let urls = if tail.is_empty() { 1 } else { 2 };
-            assert_eq!(clusters[0].1.len(), urls);
-            assert_eq!((lines, records, skipped), (urls + 1, urls, 1));
-            assert_eq!(
-                bad,
-                vec![(3, format!("longer than {MAX_RECORD_LINE} bytes"))]
-            );
+            for block in [7, 1 << 20, MAX_RECORD_LINE as usize + 100] {
+                let (clusters, lines, records, skipped, bad) = read(&body, block);
+                let urls = if tail.is_empty() { 1 } else { 2 };
+                assert_eq!(clusters[0].1.len(), urls, "block {block}");
+                assert_eq!(
+                    (lines, records, skipped),
+                    (urls + 1, urls, 1),
+                    "block {block}"
+                );
+                let why = format!("longer than {MAX_RECORD_LINE} bytes");
+                assert_eq!(bad, vec![(3, why)], "block {block}");
+            }
         }
     }
 

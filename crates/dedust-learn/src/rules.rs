@@ -1330,11 +1330,15 @@ fn signals(obs: &[Obs]) -> BTreeMap<String, usize> {
 /// group holds millions, whose sort by text was most of this); only the 3 example lists are
 /// copied.
 fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
-    let mut urls: foldhash::HashSet<&str> = foldhash::HashSet::with_capacity(2 * obs.len());
-    for o in obs {
-        urls.insert(o.from_url);
-        urls.insert(o.to_url);
-    }
+    // (A cluster's target is shared by its pairs: about one distinct URL a pair.)
+    let urls = {
+        let mut urls: foldhash::HashSet<&str> = foldhash::HashSet::with_capacity(obs.len());
+        for o in obs {
+            urls.insert(o.from_url);
+            urls.insert(o.to_url);
+        }
+        urls.len()
+    };
     // Per cluster: its canonical URL(s), sorted, then its other members, sorted (each URL once,
     // at most 4); the three smallest such lists are the examples, so that the choice does not
     // depend on the input order.
@@ -1370,7 +1374,7 @@ fn provenance(obs: &[Obs]) -> (usize, usize, Vec<Vec<String>>) {
             .into_iter()
             .map(|l| l.into_iter().map(str::to_string).collect()),
     );
-    (clusters, urls.len(), examples)
+    (clusters, urls, examples)
 }
 
 /// How many registrable domains the pairs `obs` come from.

@@ -717,16 +717,18 @@ struct World {
 /// interned text about 90; at 10 M URLs, millions of results), and the rows are hashed and
 /// sorted in parallel.
 ///
-/// Two results share a run only when their 96 hash bits collide: under seeds unknown to
-/// whoever wrote the URLs, about `n² / 2⁹⁷` for `n` results (10⁻¹⁵ at 10 M). Two maps are
-/// equal when their rows are; [`Images::fingerprint`] stands for the rows, so a world need not
-/// be kept to be compared with the next.
+/// Two results share a run only when their 96 hash bits collide: for an ideal hash about
+/// `n² / 2⁹⁷` for `n` results (10⁻¹⁵ at 10 M); foldhash is no cryptographic hash, but its seeds
+/// are drawn at run time, unknown to whoever wrote the URLs. Two maps are equal when their rows
+/// are; [`Images::fingerprint`] stands for the rows, so a world need not be kept to be compared
+/// with the next.
 #[derive(Default)]
 struct Images {
     /// `[h₁ high, h₁ low, h₂, URL]`, ascending.
     rows: Vec<[u32; 4]>,
     /// The rows whose `h₁` starts with the bits `b` are `rows[at[b]..at[b + 1]]` (`bits` bits,
-    /// about one row a bucket): a lookup reads one bucket, not a binary search's 20 cache lines.
+    /// half a row to one row a bucket, at most 2²⁴ buckets: 4 to 8 bytes a row): a lookup reads
+    /// one bucket, not a binary search's 20 cache lines.
     at: Vec<u32>,
     bits: u32,
 }
@@ -754,7 +756,7 @@ impl Images {
     /// From rows in any order ([`ImageHash::row`]).
     fn new(mut rows: Vec<[u32; 4]>) -> Images {
         rows.par_sort_unstable();
-        let bits = rows.len().next_power_of_two().trailing_zeros().clamp(1, 26);
+        let bits = rows.len().next_power_of_two().trailing_zeros().clamp(1, 24);
         let mut at = vec![0u32; (1 << bits) + 1];
         for r in &rows {
             at[(r[0] >> (32 - bits)) as usize + 1] += 1;
@@ -797,7 +799,7 @@ impl Images {
 
 /// Distinct strings, each once in one text buffer and numbered as first met, with a table of
 /// their ids hashed by their text: about 13 bytes a string beside its text, where a `String`
-/// each takes 24 and an allocation.
+/// each takes 24 and an allocation. [`MergeContext::merges`] keeps a rule's outputs in one.
 #[derive(Default)]
 struct Interner {
     /// The strings, one after another.
@@ -2942,6 +2944,34 @@ mod tests {
         assert_eq!(Images::default().get(&hash, "").count(), 0);
         // Other seeds, other rows: a map is compared only with maps of the same seeds.
         assert_ne!(ImageHash::new().row("h/a", 1), hash.row("h/a", 1));
+    }
+
+    #[test]
+    fn a_url_a_host_rule_changes_holds_the_words_it_needs() {
+        // Every candidate learned from a synthetic web (templates, drops, aliases, conventions)
+        // against every URL of it: where the rule changes a URL, the URL holds its words.
+        let s = crate::synth::synth(&crate::synth::SynthOptions {
+            sites: 6,
+            pages: 60,
+            seed: 5,
+            host_offset: 0,
+        });
+        let clusters = crate::input::rows_to_clusters(&s.rows);
+        let (cands, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
+        let (data, _) = labeled(&clusters, &BaseOptions::default());
+        let (mut changed, mut screened) = (0, 0);
+        for r in cands.iter().filter(|r| r.kind != RuleKind::Regex) {
+            let words = Words::of(r);
+            for l in data.iter() {
+                let admit = words.admit(l.url);
+                screened += usize::from(!admit);
+                if apply_rule(r, l.url).is_some_and(|o| o != l.url) {
+                    changed += 1;
+                    assert!(admit, "{} changes {} without its words", r.pattern, l.url);
+                }
+            }
+        }
+        assert!(changed > 1000 && screened > 10_000, "{changed} {screened}");
     }
 
     #[test]
