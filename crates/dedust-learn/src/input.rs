@@ -25,8 +25,8 @@
 //! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields, a `Location`
 //! that is no URL) are skipped and counted with their line number, never fatal; an input without
 //! a single usable record is [`Error::EmptyInput`]. A TSV file's lines after its header are
-//! parsed in parallel blocks (8 MiB) and added in order: the same clusters,
-//! counts and line numbers as reading it line by line.
+//! parsed in parallel blocks (8 MiB) and added in order: the same clusters, counts and line
+//! numbers as reading it line by line.
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
@@ -481,10 +481,10 @@ fn tsv_blocks(
     cols: (usize, usize),
     block_size: usize,
 ) -> std::io::Result<()> {
-    // The lines read so far (the header and those before it).
-    let mut lineno = rep.lines;
     use rayon::prelude::*;
     use std::io::Read;
+    // The lines read so far (the header and those before it).
+    let mut lineno = rep.lines;
     // One buffer for every block (fresh memory is costly: a page is zeroed on first touch):
     // the part of a line a block ends with is moved to its front for the next one.
     let mut block: Vec<u8> = Vec::new();
