@@ -395,6 +395,11 @@ fn tsv_fields(line: &str, (ci, ui): (usize, usize)) -> (Option<&str>, Option<&st
     (c, u)
 }
 
+/// Why a line past [`MAX_RECORD_LINE`] is skipped.
+fn too_long() -> String {
+    format!("longer than {MAX_RECORD_LINE} bytes")
+}
+
 /// Bytes of a TSV file read at a time once its header is known ([`tsv_blocks`]).
 const TSV_BLOCK: usize = 8 << 20;
 
@@ -403,10 +408,8 @@ const TSV_BLOCK: usize = 8 << 20;
 /// cluster id (consecutive lines of one cluster share one [`Cluster`]).
 #[derive(Default)]
 struct Piece {
-    lines: usize,
-    records: usize,
-    skipped: usize,
-    first_bad: Vec<(usize, String)>,
+    /// Lines, records and skipped lines (numbered within the piece).
+    rep: ReadReport,
     runs: Vec<Cluster>,
 }
 
@@ -420,22 +423,17 @@ impl Piece {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
             let mut line = &bytes[start..end];
             start = end + 1;
-            p.lines += 1;
-            let bad = |p: &mut Piece, why: String| {
-                p.skipped += 1;
-                if p.first_bad.len() < 5 {
-                    p.first_bad.push((p.lines, why));
-                }
-            };
+            p.rep.lines += 1;
+            let n = p.rep.lines;
             if line.len() as u64 > MAX_RECORD_LINE {
-                bad(&mut p, format!("longer than {MAX_RECORD_LINE} bytes"));
+                p.rep.bad(n, too_long());
                 continue;
             }
             while let [rest @ .., b'\r' | b'\n'] = line {
                 line = rest;
             }
             let Ok(line) = std::str::from_utf8(line) else {
-                bad(&mut p, "not UTF-8".to_string());
+                p.rep.bad(n, "not UTF-8");
                 continue;
             };
             if line.trim().is_empty() {
@@ -444,7 +442,7 @@ impl Piece {
             let (c, u) = tsv_fields(line, cols);
             match checked(c, u) {
                 Ok((c, u)) => {
-                    p.records += 1;
+                    p.rep.records += 1;
                     match p.runs.last_mut().filter(|r| r.id == c) {
                         Some(r) => r.urls.push(u.to_string()),
                         None => {
@@ -458,7 +456,7 @@ impl Piece {
                         }
                     }
                 }
-                Err(why) => bad(&mut p, why),
+                Err(why) => p.rep.bad(n, why),
             }
         }
         p
@@ -516,15 +514,15 @@ fn tsv_blocks(
             .map(|w| Piece::parse(&block[w[0]..w[1]], cols))
             .collect();
         for p in pieces {
-            for (k, why) in p.first_bad {
+            for (k, why) in p.rep.first_bad {
                 if rep.first_bad.len() < 5 {
                     rep.first_bad.push((lineno + k, why));
                 }
             }
-            rep.skipped += p.skipped;
-            rep.records += p.records;
-            rep.lines += p.lines;
-            lineno += p.lines;
+            rep.skipped += p.rep.skipped;
+            rep.records += p.rep.records;
+            rep.lines += p.rep.lines;
+            lineno += p.rep.lines;
             for run in p.runs {
                 acc.push_run(run);
             }
@@ -534,7 +532,7 @@ fn tsv_blocks(
             block.shrink_to(block_size);
             lineno += 1;
             rep.lines += 1;
-            rep.bad(lineno, format!("longer than {MAX_RECORD_LINE} bytes"));
+            rep.bad(lineno, too_long());
             skip_line(r)?;
         } else if cut > 0 {
             block.copy_within(cut.., 0);
@@ -637,7 +635,7 @@ pub fn read_clusters_from(
         lineno += 1;
         rep.lines += 1;
         if got == Line::Cut {
-            rep.bad(lineno, format!("longer than {MAX_RECORD_LINE} bytes"));
+            rep.bad(lineno, too_long());
             continue;
         }
         if lineno == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
@@ -1355,11 +1353,12 @@ mod tests {
         let want_clusters: Vec<(String, Vec<String>)> =
             acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
         let want_bad: Vec<(usize, String)> = whole
+            .rep
             .first_bad
             .into_iter()
             .map(|(k, w)| (k + 1, w))
             .collect();
-        assert_eq!(whole.lines, 41 + 1);
+        assert_eq!(whole.rep.lines, 41 + 1);
         assert_eq!(want_bad[0], (4, "empty cluster id".to_string()));
         assert!(want_clusters
             .iter()
@@ -1369,7 +1368,7 @@ mod tests {
             assert_eq!(got.0, want_clusters, "block {block}");
             assert_eq!(
                 (got.1, got.2, got.3),
-                (whole.lines, whole.records, whole.skipped),
+                (whole.rep.lines, whole.rep.records, whole.rep.skipped),
                 "block {block}"
             );
             assert_eq!(got.4, want_bad, "block {block}");
