@@ -619,11 +619,11 @@ fn joint_drops(
     let mut world: Vec<usize> = members.clone();
     // The last round's world (its fingerprint: two worlds are never held at once) and the
     // drops that entered or left it since.
-    let (seeds, hash) = (Seeds::new(), ImageHash::new());
+    let seeds = Seeds::new();
     let mut last: Option<([u64; 2], Vec<usize>)> = None;
     // After JOINT_ROUNDS rounds the world only shrinks, so it reaches a fixed point.
     for round in 0..JOINT_ROUNDS + members.len() {
-        let w = World::new(ctx, world.iter().map(|&i| &rules[i]), &hash);
+        let w = World::new(ctx, world.iter().map(|&i| &rules[i]));
         // Which URLs the world changes into what (`changed` is the set of `by_image`'s URLs).
         let print = w.by_image.fingerprint(&seeds);
         // A member's merges change only when the world's results do, or when a more general
@@ -704,10 +704,9 @@ struct World {
     rules: Vec<Rule>,
     /// By URL index: the drops change it.
     changed: Vec<bool>,
-    /// Result → the URLs the drops change into it.
+    /// Result → the URLs the drops change into it (keys of the context's
+    /// [`MergeContext::hash`], so one key finds a result in both).
     by_image: Images,
-    /// The seeds of `by_image`'s hashes.
-    hash: ImageHash,
 }
 
 /// Result → the URLs a [`World`] changes into it, compact: one 16-byte row per changed URL,
@@ -733,9 +732,9 @@ struct Images {
     bits: u32,
 }
 
-/// The seeds of [`Images`]' hashes: one pair per [`joint_drops`] call, so the maps of its
-/// rounds compare.
-#[derive(Clone)]
+/// The seeds of [`Images`]' hashes, drawn at run time: one pair per [`MergeContext`], so the
+/// URL texts, a rule's outputs and every world's results (whose maps [`joint_drops`] compares
+/// round to round) share keys.
 struct ImageHash([foldhash::quality::RandomState; 2]);
 
 impl ImageHash {
@@ -745,18 +744,35 @@ impl ImageHash {
 
     /// The row of URL `url` changed into `o`.
     fn row(&self, o: &str, url: u32) -> [u32; 4] {
+        let [a, b, c] = self.key(o);
+        [a, b, c, url]
+    }
+
+    /// The 96 hash bits of `o` a row starts with.
+    fn key(&self, o: &str) -> Key {
         use std::hash::BuildHasher;
         let h1 = self.0[0].hash_one(o);
         let h2 = self.0[1].hash_one(o);
-        [(h1 >> 32) as u32, h1 as u32, h2 as u32, url]
+        [(h1 >> 32) as u32, h1 as u32, h2 as u32]
     }
 }
 
+/// The hash bits of a row ([`ImageHash::key`]).
+type Key = [u32; 3];
+
+/// The key a row starts with.
+fn key_of(row: &[u32; 4]) -> Key {
+    [row[0], row[1], row[2]]
+}
+
 impl Images {
-    /// From rows in any order ([`ImageHash::row`]).
-    fn new(mut rows: Vec<[u32; 4]>) -> Images {
+    /// From rows in any order ([`ImageHash::row`]), with about `2^spread` rows a bucket (0:
+    /// half a row to one).
+    fn new(mut rows: Vec<[u32; 4]>, spread: u32) -> Images {
         rows.par_sort_unstable();
-        let bits = rows.len().next_power_of_two().trailing_zeros().clamp(1, 24);
+        let bits = (rows.len().next_power_of_two().trailing_zeros())
+            .saturating_sub(spread)
+            .clamp(1, 24);
         let mut at = vec![0u32; (1 << bits) + 1];
         for r in &rows {
             at[(r[0] >> (32 - bits)) as usize + 1] += 1;
@@ -781,8 +797,16 @@ impl Images {
     ///
     /// # Complexity
     /// One bucket read: `O(1)` expected, plus the URLs returned.
-    fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl Iterator<Item = u32> + 's {
-        let key = hash.row(o, 0);
+    fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl DoubleEndedIterator<Item = u32> + 's {
+        self.get_key(hash.key(o))
+    }
+
+    /// The URLs of the result whose key is `key` ([`ImageHash::key`]), ascending. Looked up in
+    /// ascending key order, buckets are read front to back.
+    ///
+    /// # Complexity
+    /// One bucket read: `O(1)` expected, plus the URLs returned.
+    fn get_key(&self, key: Key) -> impl DoubleEndedIterator<Item = u32> + '_ {
         let bucket = match self.at.len() {
             0 => &[][..],
             _ => {
@@ -792,71 +816,13 @@ impl Images {
         };
         bucket
             .iter()
-            .filter(move |r| r[..3] == key[..3])
+            .filter(move |r| key_of(r) == key)
             .map(|r| r[3])
     }
 }
 
-/// Distinct strings, each once in one text buffer and numbered as first met, with a table of
-/// their ids hashed by their text: about 13 bytes a string beside its text, where a `String`
-/// each takes 24 and an allocation. [`MergeContext::merges`] keeps a rule's outputs in one.
-#[derive(Default)]
-struct Interner {
-    /// The strings, one after another.
-    text: String,
-    /// Where string `k` ends in `text` (it starts where string `k - 1` ends).
-    ends: Vec<usize>,
-    /// String ids, hashed by their text.
-    table: hashbrown::HashTable<u32>,
-    /// The hash of `table` (seeded at run time: URLs cannot be written to collide).
-    hasher: foldhash::fast::RandomState,
-}
-
-impl Interner {
-    /// Number of distinct strings.
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// String `k` of a text and its ends.
-    fn slice<'t>(text: &'t str, ends: &[usize], k: u32) -> &'t str {
-        let k = k as usize;
-        &text[if k == 0 { 0 } else { ends[k - 1] }..ends[k]]
-    }
-
-    /// String `k`.
-    fn get(&self, k: u32) -> &str {
-        Interner::slice(&self.text, &self.ends, k)
-    }
-
-    /// The id of `s`, given the next one when first seen.
-    fn intern(&mut self, s: &str) -> u32 {
-        let h = std::hash::BuildHasher::hash_one(&self.hasher, s);
-        let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
-        let get = |k: u32| Interner::slice(text, ends, k);
-        match self.table.entry(
-            h,
-            |&k| get(k) == s,
-            |&k| std::hash::BuildHasher::hash_one(hasher, get(k)),
-        ) {
-            hashbrown::hash_table::Entry::Occupied(e) => *e.get(),
-            hashbrown::hash_table::Entry::Vacant(e) => {
-                let k = self.ends.len() as u32;
-                e.insert(k);
-                self.text.push_str(s);
-                self.ends.push(self.text.len());
-                k
-            }
-        }
-    }
-}
-
 impl World {
-    fn new<'r>(
-        ctx: &MergeContext<'_>,
-        rules: impl Iterator<Item = &'r Rule>,
-        hash: &ImageHash,
-    ) -> World {
+    fn new<'r>(ctx: &MergeContext<'_>, rules: impl Iterator<Item = &'r Rule>) -> World {
         let rules: Vec<Rule> = rules
             .map(|r| {
                 let mut r = r.clone();
@@ -893,7 +859,7 @@ impl World {
                     let u = ctx.all.url(i as usize);
                     let o = norm.apply_rules(u.to_string()).url;
                     if o != u {
-                        rows.push(hash.row(&o, i));
+                        rows.push(ctx.hash.row(&o, i));
                     }
                 }
                 rows
@@ -903,14 +869,13 @@ impl World {
         for r in &rows {
             changed[r[3] as usize] = true;
         }
-        let by_image = Images::new(rows);
+        let by_image = Images::new(rows, 0);
         World {
             norm,
             by_name,
             rules,
             changed,
             by_image,
-            hash: hash.clone(),
         }
     }
 
@@ -1010,16 +975,22 @@ struct MergeContext<'a> {
     /// Validation URLs are `all.first` (indices below `nv`); reference URLs follow.
     nv: usize,
     index: UrlIndex<'a>,
-    /// URL → its last index; `next` chains the others (a URL may sit in several clusters).
-    /// (A table of indices hashed by their URL's text: 4 bytes a URL, not a 24-byte
-    /// `(&str, u32)` entry.)
-    head: hashbrown::HashTable<u32>,
-    /// The hash of `head`.
-    hasher: foldhash::fast::RandomState,
-    next: Vec<u32>,
-    /// A later index holds the same URL (`head` points past this one).
-    later: Vec<bool>,
+    /// URL text → its indices (a URL may sit in several clusters), as hashed rows
+    /// ([`Images`]), about four a bucket. A rule's outputs are looked up in key order, so the
+    /// rows are read front to back: at 10 M URLs, a hash table probed in the rule's order
+    /// missed the cache up to four times a lookup (control bytes, slot, the URL's end and
+    /// text), a tenth of `learn`'s time.
+    by_text: Images,
+    /// The seeds of `by_text` and of every world's images.
+    hash: ImageHash,
+    /// By URL index: [`COPIED`], [`LATER`].
+    copies: Vec<u8>,
 }
+
+/// Another index holds the same URL ([`MergeContext::copies`]).
+const COPIED: u8 = 1;
+/// A later index holds the same URL.
+const LATER: u8 = 2;
 
 impl<'a> MergeContext<'a> {
     /// The URLs are indexed by exposure feature too when `rules` has a cross-host rule.
@@ -1045,23 +1016,22 @@ impl<'a> MergeContext<'a> {
             })
             .collect();
         let index = UrlIndex::new(all.len(), |i| all.url(i), features, &suffixes);
-        let hasher = foldhash::fast::RandomState::default();
-        let hash = |u: &str| std::hash::BuildHasher::hash_one(&hasher, u);
-        let mut head: hashbrown::HashTable<u32> = hashbrown::HashTable::with_capacity(all.len());
-        let mut next: Vec<u32> = vec![u32::MAX; all.len()];
-        let mut later = vec![false; all.len()];
-        for (i, l) in all.first.iter().chain(all.then.iter()).enumerate() {
-            let u = l.url;
-            let at = |&j: &u32| all.url(j as usize) == u;
-            let rehash = |&j: &u32| hash(all.url(j as usize));
-            match head.entry(hash(u), at, rehash) {
-                hashbrown::hash_table::Entry::Occupied(mut e) => {
-                    let prev = std::mem::replace(e.get_mut(), i as u32);
-                    next[i] = prev;
-                    later[prev as usize] = true;
+        let hash = ImageHash::new();
+        let rows = (0..all.len())
+            .into_par_iter()
+            .map(|i| hash.row(all.url(i), i as u32))
+            .collect();
+        let by_text = Images::new(rows, 2);
+        // Copies share a key (and two URLs whose 96 key bits collide pass for copies: they are
+        // then compared by text, see `two_texts`).
+        let mut copies = vec![0u8; all.len()];
+        for run in by_text.rows.chunk_by(|a, b| key_of(a) == key_of(b)) {
+            if let [rest @ .., last] = run {
+                for r in rest {
+                    copies[r[3] as usize] = COPIED | LATER;
                 }
-                hashbrown::hash_table::Entry::Vacant(e) => {
-                    e.insert(i as u32);
+                if !rest.is_empty() {
+                    copies[last[3] as usize] = COPIED;
                 }
             }
         }
@@ -1069,28 +1039,31 @@ impl<'a> MergeContext<'a> {
             nv: validation.len(),
             all,
             index,
-            head,
-            hasher,
-            next,
-            later,
+            by_text,
+            hash,
+            copies,
         }
     }
 
-    /// Indices of the URLs equal to `u`.
-    fn exact<'b>(&'b self, u: &str) -> impl Iterator<Item = u32> + 'b {
-        let h = std::hash::BuildHasher::hash_one(&self.hasher, u);
-        let mut cur = self
-            .head
-            .find(h, |&j| self.all.url(j as usize) == u)
-            .copied()
-            .unwrap_or(u32::MAX);
-        std::iter::from_fn(move || {
-            (cur != u32::MAX).then(|| {
-                let i = cur;
-                cur = self.next[i as usize];
-                i
-            })
-        })
+    /// Indices of the URLs equal to `u`, ascending.
+    fn exact<'b>(&'b self, u: &'b str) -> impl Iterator<Item = u32> + 'b {
+        let all = self.all;
+        self.by_text
+            .get(&self.hash, u)
+            .filter(move |&j| all.url(j as usize) == u)
+    }
+
+    /// Whether the URLs at `ids` (distinct indices) hold two different texts: without copies
+    /// among them they do as soon as there are two; else by text.
+    fn two_texts(&self, ids: &[u32]) -> bool {
+        match ids {
+            [] | [_] => false,
+            _ if ids.iter().all(|&j| self.copies[j as usize] & COPIED == 0) => true,
+            [first, rest @ ..] => {
+                let u = self.all.url(*first as usize);
+                rest.iter().any(|&j| self.all.url(j as usize) != u)
+            }
+        }
     }
 
     /// The validation URLs `r` (alone) rewrites into a merge ([`Merge`]); and, with
@@ -1119,10 +1092,11 @@ impl<'a> MergeContext<'a> {
         let mut out_of: Vec<u32> = Vec::new();
         // URLs `r` rewrites where a more general drop of the world does too (sorted below).
         let mut covered: Vec<u32> = Vec::new();
-        // Each distinct output once, and `(output id, URL index)` for every URL `r` changes
-        // (8 bytes a URL: a cross-host drop changes millions, most into a shared output).
-        let mut outputs = Interner::default();
-        let mut outs: Vec<(u32, u32)> = Vec::new();
+        // `[output's key, URL]` for every URL `r` changes ([`ImageHash::row`]: 16 bytes a URL
+        // and no output text kept; a cross-host drop changes millions).
+        let mut outs: Vec<[u32; 4]> = Vec::new();
+        let mut rewrites: RuleRewrites = Vec::new();
+        let keep = keep_rewrites && !r.is_global();
         let need = self.index.required_first(r);
         // An imported Java regex (Nutch, ClearURLs, DUD) is compiled once, not once per URL.
         let java = (r.kind == RuleKind::Regex)
@@ -1163,7 +1137,10 @@ impl<'a> MergeContext<'a> {
                     Some(w) => w.norm.apply_rules(o).url,
                     None => o,
                 };
-                outs.push((outputs.intern(&o), i));
+                if keep && (i as usize) < self.nv {
+                    rewrites.push(Rewrite::new(i, crate::hash::fnv(&o)));
+                }
+                outs.push(self.hash.row(&o, i));
                 out_of.push(i);
             }
         }
@@ -1173,59 +1150,42 @@ impl<'a> MergeContext<'a> {
         if !covered.is_sorted() {
             covered.sort_unstable();
         }
-        let mut rewrites: RuleRewrites = Vec::new();
-        if keep_rewrites && !r.is_global() {
-            let hashes: Vec<u64> = (0..outputs.len() as u32)
-                .map(|k| crate::hash::fnv(outputs.get(k)))
-                .collect();
-            rewrites.extend(
-                outs.iter()
-                    .filter(|(_, i)| (*i as usize) < self.nv)
-                    .map(|&(k, i)| Rewrite::new(i, hashes[k as usize])),
-            );
-            rewrites.sort_unstable();
-        }
-        // By output, the URLs of one output ascending. (The order of the outputs is that of
-        // their first URL; what a rule merges does not depend on it.)
+        rewrites.sort_unstable();
+        // By output key, the URLs of one output ascending: outputs are looked up in key order,
+        // so `by_text` and a world's `by_image` are read front to back. (What a rule merges
+        // does not depend on the order of its outputs. Two outputs share a group only when
+        // their 96 key bits collide, see [`Images`].)
         outs.sort_unstable();
         let mut out = Vec::new();
         // Buffers reused from group to group.
-        let (mut unchanged, mut bucket, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut unchanged, mut bucket) = (Vec::new(), Vec::new());
         let (mut labels, mut at_o) = (Vec::new(), Vec::new());
         // The world less `r`, built the first time a bucket holds only URLs `r` rewrote.
         let without: std::cell::OnceCell<Normalizer> = std::cell::OnceCell::new();
         let mut needed: Vec<bool> = Vec::new();
-        for group in outs.chunk_by(|a, b| a.0 == b.0) {
-            let o = outputs.get(group[0].0);
-            // The bucket: URLs rewritten to `o` and unchanged URLs equal to `o`.
+        for group in outs.chunk_by(|a, b| key_of(a) == key_of(b)) {
+            let key = key_of(&group[0]);
+            // The bucket: URLs rewritten to the output `o` and unchanged URLs equal to `o`.
             unchanged.clear();
             let not_rewritten = |j: &u32| out_of.binary_search(j).is_err();
-            // The data's URLs equal to `o` that `r` left alone (one hash lookup per group).
+            // The data's URLs equal to `o` that `r` left alone (one bucket read per group).
             at_o.clear();
-            at_o.extend(self.exact(o).filter(not_rewritten));
+            at_o.extend(self.by_text.get_key(key).filter(not_rewritten));
             let seen = !at_o.is_empty();
             match world {
                 None => unchanged.extend_from_slice(&at_o),
                 Some(w) => {
                     // The URLs the world leaves as `o`, and those it turns into `o`.
                     unchanged.extend(at_o.iter().copied().filter(|&j| !w.changed[j as usize]));
-                    unchanged.extend(w.by_image.get(&w.hash, o).filter(not_rewritten));
+                    unchanged.extend(w.by_image.get_key(key).filter(not_rewritten));
                 }
             }
-            // One URL (or copies of it) sent where no URL is: no merge.
-            let first = all.url(group[0].1 as usize);
-            if unchanged.is_empty() && group.iter().all(|g| all.url(g.1 as usize) == first) {
-                continue;
-            }
             bucket.clear();
-            bucket.extend(group.iter().map(|g| g.1));
+            bucket.extend(group.iter().map(|g| g[3]));
             let rewritten = bucket.len();
             bucket.extend_from_slice(&unchanged);
-            distinct.clear();
-            distinct.extend(bucket.iter().map(|&j| all.url(j as usize)));
-            distinct.sort_unstable();
-            distinct.dedup();
-            if distinct.len() < 2 {
+            // One URL (or copies of it) and nothing else: no merge.
+            if !self.two_texts(&bucket) {
                 continue;
             }
             let major = self.leader(&bucket, &unchanged, &mut labels);
@@ -1291,23 +1251,32 @@ impl<'a> MergeContext<'a> {
         let all = self.all;
         let mut out = Vec::new();
         let need = self.index.required_first(r);
-        let (mut unchanged, mut bucket, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        // `[output's key, URL]` for each URL the convention changes (each text once: its last
+        // copy), looked up in key order as in [`MergeContext::merges`].
+        let mut outs: Vec<[u32; 4]> = Vec::new();
         for i in self.index.candidates(r).iter() {
-            // Each URL once, from the head of its chain of copies.
-            if self.later[i as usize] || !self.index.may_match(need, i) {
+            if self.copies[i as usize] & LATER != 0 || !self.index.may_match(need, i) {
                 continue;
             }
             let u = all.url(i as usize);
-            let Some(o) = apply_rule(r, u).filter(|o| o != u) else {
-                continue;
-            };
+            if let Some(o) = apply_rule(r, u).filter(|o| o != u) {
+                outs.push(self.hash.row(&o, i));
+            }
+        }
+        outs.sort_unstable();
+        let (mut unchanged, mut bucket, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        for row in &outs {
+            let i = row[3];
             unchanged.clear();
-            unchanged.extend(self.exact(&o));
+            unchanged.extend(self.by_text.get_key(key_of(row)));
             if unchanged.is_empty() {
                 continue;
             }
             bucket.clear();
-            bucket.extend(self.exact(u));
+            match self.copies[i as usize] & COPIED {
+                0 => bucket.push(i),
+                _ => bucket.extend(self.exact(all.url(i as usize))),
+            }
             let rewritten = bucket.len();
             bucket.extend_from_slice(&unchanged);
             let major = self.leader(&bucket, &unchanged, &mut labels);
@@ -2901,14 +2870,15 @@ mod tests {
         let rows = |pairs: &[(u32, &str)]| -> Vec<[u32; 4]> {
             pairs.iter().map(|&(u, o)| hash.row(o, u)).collect()
         };
-        let a = Images::new(rows(&[
+        let pairs = [
             (12, "h/a"),
             (1, "h/a"),
             (2, "h/b"),
             (4, "h/a"),
             (7, ""),
             (9, "h/b"),
-        ]));
+        ];
+        let a = Images::new(rows(&pairs), 0);
         let cases: &[(&str, &[u32])] = &[
             ("h/a", &[1, 4, 12]),
             ("h/b", &[2, 9]),
@@ -2916,34 +2886,91 @@ mod tests {
             ("h/", &[]),
             ("h/ab", &[]),
         ];
-        for &(o, want) in cases {
-            assert_eq!(a.get(&hash, o).collect::<Vec<_>>(), want, "{o:?}");
+        // Whatever the rows a bucket (all in one bucket at 3), by text or by key.
+        for spread in 0..4 {
+            let x = Images::new(rows(&pairs), spread);
+            for &(o, want) in cases {
+                assert_eq!(x.get(&hash, o).collect::<Vec<_>>(), want, "{o:?} {spread}");
+                let by_key: Vec<u32> = x.get_key(hash.key(o)).collect();
+                assert_eq!(by_key, want, "{o:?} {spread}");
+            }
         }
         // The same map from another order is equal; another URL or result is not.
-        let same = Images::new(rows(&[
-            (1, "h/a"),
-            (2, "h/b"),
-            (4, "h/a"),
-            (7, ""),
-            (9, "h/b"),
-            (12, "h/a"),
-        ]));
+        let same = Images::new(
+            rows(&[
+                (1, "h/a"),
+                (2, "h/b"),
+                (4, "h/a"),
+                (7, ""),
+                (9, "h/b"),
+                (12, "h/a"),
+            ]),
+            0,
+        );
         let seeds = Seeds::new();
         let print = |x: &Images| x.fingerprint(&seeds);
         assert_eq!(print(&a), print(&same));
-        let moved = Images::new(rows(&[
-            (1, "h/a"),
-            (2, "h/b"),
-            (4, "h/a"),
-            (7, ""),
-            (9, "h/a"),
-            (12, "h/a"),
-        ]));
+        let moved = Images::new(
+            rows(&[
+                (1, "h/a"),
+                (2, "h/b"),
+                (4, "h/a"),
+                (7, ""),
+                (9, "h/a"),
+                (12, "h/a"),
+            ]),
+            0,
+        );
         assert_ne!(print(&a), print(&moved));
-        assert_eq!(print(&Images::new(Vec::new())), print(&Images::default()));
+        assert_eq!(
+            print(&Images::new(Vec::new(), 0)),
+            print(&Images::default())
+        );
         assert_eq!(Images::default().get(&hash, "").count(), 0);
         // Other seeds, other rows: a map is compared only with maps of the same seeds.
         assert_ne!(ImageHash::new().row("h/a", 1), hash.row("h/a", 1));
+    }
+
+    #[test]
+    fn a_urls_copies_are_found_by_text_and_compared_by_text() {
+        // "h/a" sits in two clusters (indices 0 and 3); the reference part follows.
+        let part = |v: &[(&str, usize)]| -> LabeledUrls {
+            v.iter()
+                .map(|&(u, c)| Labeled {
+                    url: u.into(),
+                    cluster: c,
+                })
+                .collect()
+        };
+        let validation = part(&[
+            ("http://h/a", 1),
+            ("http://h/b", 1),
+            ("http://h/c", 2),
+            ("http://h/a", 2),
+        ]);
+        let reference = part(&[("http://h/b", 5), ("http://h/d", 6)]);
+        let ctx = MergeContext::new(&validation, &reference, &[]);
+        let exact = |u: &str| ctx.exact(u).collect::<Vec<_>>();
+        assert_eq!(exact("http://h/a"), [0, 3]);
+        assert_eq!(exact("http://h/b"), [1, 4]);
+        assert_eq!(exact("http://h/d"), [5]);
+        assert_eq!(exact("http://h/"), Vec::<u32>::new());
+        let flags = [COPIED | LATER, COPIED | LATER, 0, COPIED, COPIED, 0];
+        assert_eq!(ctx.copies, flags);
+        let cases: &[(&[u32], bool)] = &[
+            (&[], false),
+            (&[0], false),
+            (&[0, 3], false),
+            (&[3, 0], false),
+            (&[1, 4], false),
+            (&[0, 1], true),
+            (&[2, 5], true),
+            (&[0, 3, 2], true),
+            (&[1, 4, 0, 3], true),
+        ];
+        for &(ids, want) in cases {
+            assert_eq!(ctx.two_texts(ids), want, "{ids:?}");
+        }
     }
 
     #[test]
