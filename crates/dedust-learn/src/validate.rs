@@ -438,9 +438,20 @@ fn rule_stats_with(
     } else {
         Vec::new()
     };
+    // Each host's domain as a number (domains numbered as first met), for counting by domain.
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    let domain_ids: Vec<u32> = domains
+        .iter()
+        .map(|d| {
+            let n = numbers.len() as u32;
+            *numbers.entry(d.as_str()).or_insert(n)
+        })
+        .collect();
     let sites = Sites {
         index: &ctx.index,
         domains: &domains,
+        domain_ids: &domain_ids,
+        domain_count: numbers.len(),
     };
     let count = |m: &[Merge]| (m.len(), m.iter().filter(|x| x.fp()).count());
     // A host rule's merges are counted at once and let go (only cross-host rules' are read
@@ -516,6 +527,9 @@ struct Sites<'a> {
     index: &'a UrlIndex<'a>,
     /// By host id.
     domains: &'a [String],
+    /// By host id: its domain's number, below `domain_count`.
+    domain_ids: &'a [u32],
+    domain_count: usize,
 }
 
 impl Sites<'_> {
@@ -530,12 +544,18 @@ impl Sites<'_> {
 }
 
 /// Registrable domains where a merge list has merges and none wrong.
+///
+/// # Complexity
+/// `O(|m| + domains)`: a flag per domain number (a cross-host drop holds millions of merges;
+/// a map keyed by domain name compared strings at each of them).
 fn clean_sites(m: &[Merge], sites: &Sites<'_>) -> usize {
-    let mut per: BTreeMap<&str, bool> = BTreeMap::new();
+    // Per domain number: 1 merged, 2 merged wrongly.
+    let mut per = vec![0u8; sites.domain_count];
     for x in m {
-        *per.entry(sites.domain(x.url())).or_default() |= x.fp();
+        let d = sites.domain_ids[sites.index.host_id(x.url()) as usize] as usize;
+        per[d] |= 1 | (u8::from(x.fp()) << 1);
     }
-    per.values().filter(|fp| !**fp).count()
+    per.iter().filter(|&&f| f == 1).count()
 }
 
 /// Record a cross-host rule's evidence per registrable domain from its merges `m`:
