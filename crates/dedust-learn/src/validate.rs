@@ -729,25 +729,26 @@ struct World {
     by_image: Images,
 }
 
-/// Result → the URLs a [`World`] changes into it, compact: one 16-byte row per changed URL,
-/// `(h₁, h₂, URL)` with `h₁` (64 bits) and `h₂` (32 bits) two hashes of its result under
-/// seeds drawn at run time, sorted. The URLs of a result are one run of rows, ascending; no
-/// result's text is kept (a map of `String` → `Vec<u32>` held about 150 bytes a result, an
-/// interned text about 90; at 10 M URLs, millions of results), and the rows are hashed and
-/// sorted in parallel.
+/// Result → the URLs a [`World`] changes into it (or, for [`MergeContext::by_text`], URL text →
+/// its indices), compact: one 16-byte row per URL, its result's [`Key`] (96 bits: 16 of its
+/// host's hash, 80 of its own, under seeds drawn at run time) and the URL index, sorted. The URLs
+/// of a result are one run of rows, ascending; no result's text is kept (a map of `String` →
+/// `Vec<u32>` held about 150 bytes a result, an interned text about 90; at 10 M URLs, millions
+/// of results), and the rows are hashed and sorted in parallel. A host's rows lie together, so
+/// a host rule's lookups stay in a few cache-resident pages.
 ///
-/// Two results share a run only when their 96 hash bits collide: for an ideal hash about
-/// `n² / 2⁹⁷` for `n` results (10⁻¹⁵ at 10 M); foldhash is no cryptographic hash, but its seeds
-/// are drawn at run time, unknown to whoever wrote the URLs. Two maps are equal when their rows
-/// are; [`Images::fingerprint`] stands for the rows, so a world need not be kept to be compared
-/// with the next.
+/// Two results share a run only when their 80 bits of own hash collide (and their hosts' 16):
+/// for an ideal hash about `n² / 2⁸¹` for `n` results of one host (10⁻¹⁰ at 10 M); foldhash is
+/// no cryptographic hash, but its seeds are drawn at run time, unknown to whoever wrote the URLs.
+/// Two maps are equal when their rows are; [`Images::fingerprint`] stands for the rows, so a
+/// world need not be kept to be compared with the next.
 #[derive(Default)]
 struct Images {
-    /// `[h₁ high, h₁ low, h₂, URL]`, ascending.
+    /// `[key, URL]`, ascending.
     rows: Vec<[u32; 4]>,
-    /// The rows whose `h₁` starts with the bits `b` are `rows[at[b]..at[b + 1]]` (`bits` bits,
-    /// half a row to one row a bucket, at most 2²⁴ buckets: 4 to 8 bytes a row): a lookup reads
-    /// one bucket, not a binary search's 20 cache lines.
+    /// The rows whose key starts with the bits `b` are `rows[at[b]..at[b + 1]]` (`bits` bits, at
+    /// most 2²⁴ buckets: 4 to 8 bytes a row), searched by halving (a large host's rows fill
+    /// many buckets of their own).
     at: Vec<u32>,
     bits: u32,
 }
@@ -768,12 +769,23 @@ impl ImageHash {
         [a, b, c, url]
     }
 
-    /// The 96 hash bits of `o` a row starts with.
+    /// The 96 hash bits of `o` a row starts with: 16 bits of its host's hash (the text between
+    /// `://` and the next `/`, `?` or `#`; empty without `://`), then 48 and 32 bits of two
+    /// hashes of `o`.
     fn key(&self, o: &str) -> Key {
         use std::hash::BuildHasher;
+        let host = o.find("://").map_or("", |k| {
+            let rest = &o[k + 3..];
+            &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())]
+        });
+        let hh = self.0[1].hash_one(host);
         let h1 = self.0[0].hash_one(o);
         let h2 = self.0[1].hash_one(o);
-        [(h1 >> 32) as u32, h1 as u32, h2 as u32]
+        [
+            ((hh >> 48) as u32) << 16 | (h1 >> 48) as u32,
+            (h1 >> 16) as u32,
+            h2 as u32,
+        ]
     }
 }
 
@@ -817,7 +829,7 @@ impl Images {
     ///
     /// # Complexity
     /// One bucket read: `O(1)` expected, plus the URLs returned.
-    fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl DoubleEndedIterator<Item = u32> + 's {
+    fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl Iterator<Item = u32> + 's {
         self.get_key(hash.key(o))
     }
 
@@ -825,8 +837,9 @@ impl Images {
     /// ascending key order, buckets are read front to back.
     ///
     /// # Complexity
-    /// One bucket read: `O(1)` expected, plus the URLs returned.
-    fn get_key(&self, key: Key) -> impl DoubleEndedIterator<Item = u32> + '_ {
+    /// A search by halving in one bucket: `O(log b)` for a bucket of `b` rows (about 4, or a
+    /// large host's share), plus the URLs returned.
+    fn get_key(&self, key: Key) -> impl Iterator<Item = u32> + '_ {
         let bucket = match self.at.len() {
             0 => &[][..],
             _ => {
@@ -834,9 +847,10 @@ impl Images {
                 &self.rows[self.at[b] as usize..self.at[b + 1] as usize]
             }
         };
-        bucket
+        let from = bucket.partition_point(|r| key_of(r) < key);
+        bucket[from..]
             .iter()
-            .filter(move |r| key_of(r) == key)
+            .take_while(move |r| key_of(r) == key)
             .map(|r| r[3])
     }
 }
@@ -2949,6 +2963,17 @@ mod tests {
         assert_eq!(Images::default().get(&hash, "").count(), 0);
         // Other seeds, other rows: a map is compared only with maps of the same seeds.
         assert_ne!(ImageHash::new().row("h/a", 1), hash.row("h/a", 1));
+        // A host's keys start alike (its rows lie together); the host ends at `/`, `?` or `#`.
+        let top = |u: &str| hash.key(u)[0] >> 16;
+        for u in [
+            "http://a.org",
+            "http://a.org/x",
+            "https://a.org?q",
+            "ftp://a.org#f",
+        ] {
+            assert_eq!(top(u), top("http://a.org/y/z"), "{u}");
+        }
+        assert_eq!(top("no scheme/a"), top("other"));
     }
 
     #[test]
