@@ -747,8 +747,9 @@ struct Images {
     /// `[key, URL]`, ascending.
     rows: Vec<[u32; 4]>,
     /// The rows whose key starts with the bits `b` are `rows[at[b]..at[b + 1]]` (`bits` bits, at
-    /// most 2²⁴ buckets: 4 to 8 bytes a row), searched by halving (a large host's rows fill
-    /// many buckets of their own).
+    /// most 2²⁴ buckets: 4 to 8 bytes a row at `spread` 0, 1 to 2 at 2), searched by halving (a
+    /// host's rows share the buckets of its 16 host bits: a large host fills many of its own,
+    /// and with 16 bits or fewer a bucket holds whole hosts).
     at: Vec<u32>,
     bits: u32,
 }
@@ -828,7 +829,7 @@ impl Images {
     /// The URLs changed into `o`, ascending.
     ///
     /// # Complexity
-    /// One bucket read: `O(1)` expected, plus the URLs returned.
+    /// As [`Images::get_key`], plus hashing `o`.
     fn get<'s>(&'s self, hash: &ImageHash, o: &str) -> impl Iterator<Item = u32> + 's {
         self.get_key(hash.key(o))
     }
@@ -1010,7 +1011,7 @@ struct MergeContext<'a> {
     nv: usize,
     index: UrlIndex<'a>,
     /// URL text → its indices (a URL may sit in several clusters), as hashed rows
-    /// ([`Images`]), about four a bucket. A rule's outputs are looked up in key order, so the
+    /// ([`Images`]), about four a bucket (or a large host's share). A rule's outputs are looked up in key order, so the
     /// rows are read front to back: at 10 M URLs, a hash table probed in the rule's order
     /// missed the cache up to four times a lookup (control bytes, slot, the URL's end and
     /// text), a tenth of `learn`'s time.
@@ -1056,8 +1057,9 @@ impl<'a> MergeContext<'a> {
             .map(|i| hash.row(all.url(i), i as u32))
             .collect();
         let by_text = Images::new(rows, 2);
-        // Copies share a key (and two URLs whose 96 key bits collide pass for copies: they are
-        // then compared by text, see `two_texts`).
+        // Copies share a key. (Two URLs whose key bits collide pass for copies: `two_texts`
+        // then compares them by text, but `injective_merges` skips the earlier one and takes
+        // the other's key for its own; at 80 bits of a host's URLs, see [`Images`].)
         let mut copies = vec![0u8; all.len()];
         for run in by_text.rows.chunk_by(|a, b| key_of(a) == key_of(b)) {
             if let [rest @ .., last] = run {
@@ -1090,6 +1092,14 @@ impl<'a> MergeContext<'a> {
     /// Whether the URLs at `ids` (distinct indices) hold two different texts: without copies
     /// among them they do as soon as there are two; else by text.
     fn two_texts(&self, ids: &[u32]) -> bool {
+        debug_assert!(
+            {
+                let mut v = ids.to_vec();
+                v.sort_unstable();
+                v.windows(2).all(|w| w[0] != w[1])
+            },
+            "distinct indices"
+        );
         match ids {
             [] | [_] => false,
             _ if ids.iter().all(|&j| self.copies[j as usize] & COPIED == 0) => true,
@@ -1202,7 +1212,7 @@ impl<'a> MergeContext<'a> {
             // The bucket: URLs rewritten to the output `o` and unchanged URLs equal to `o`.
             unchanged.clear();
             let not_rewritten = |j: &u32| out_of.binary_search(j).is_err();
-            // The data's URLs equal to `o` that `r` left alone (one bucket read per group).
+            // The data's URLs equal to `o` that `r` left alone (one search a group).
             at_o.clear();
             at_o.extend(self.by_text.get_key(key).filter(not_rewritten));
             let seen = !at_o.is_empty();
@@ -1279,8 +1289,8 @@ impl<'a> MergeContext<'a> {
 
     /// [`MergeContext::merges`] for a convention that sends each URL to its own output, which
     /// the convention leaves alone (`https`, trailing slash, default document): the bucket of a
-    /// rewritten URL is its copies and the URLs equal to its output, so no map of outputs is
-    /// built.
+    /// rewritten URL is its copies and the URLs equal to its output, so outputs are not
+    /// grouped (only keyed and sorted, for the order of the lookups).
     fn injective_merges(&self, r: &Rule) -> Vec<Merge> {
         let all = self.all;
         let mut out = Vec::new();
