@@ -24,9 +24,11 @@
 //!
 //! Invariants: malformed lines (bad JSON, no URL, non-UTF-8 bytes, missing fields, a `Location`
 //! that is no URL) are skipped and counted with their line number, never fatal; an input without
-//! a single usable record is [`Error::EmptyInput`]. A TSV file's lines after its header are
-//! parsed in parallel blocks (8 MiB) and added in order: the same clusters, counts and line
-//! numbers as reading it line by line.
+//! a single usable record is [`Error::EmptyInput`]. Once the format is known (a TSV file's
+//! header, the first line of JSONL, ACHE and CDX/CDXJ), the lines are parsed in parallel blocks
+//! (8 MiB) and added in order: the same clusters, counts and line numbers as reading them line
+//! by line (a legacy CDX header applies to the lines after it, wherever the blocks are cut). CSV
+//! is read line by line: a quoted field may span lines.
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
@@ -400,12 +402,12 @@ fn too_long() -> String {
     format!("longer than {MAX_RECORD_LINE} bytes")
 }
 
-/// Bytes of a TSV file read at a time once its header is known ([`tsv_blocks`]).
+/// Bytes of a line-based input read at a time once its format is known ([`line_blocks`]).
 const TSV_BLOCK: usize = 8 << 20;
 
-/// One piece of a block of TSV lines, parsed on its own: its lines, records and skipped lines
-/// (the first few with their line number within the piece), and its records as runs of one
-/// cluster id (consecutive lines of one cluster share one [`Cluster`]).
+/// One piece of a block of lines, parsed on its own: its lines, records, skipped lines (the
+/// first few with their line number within the piece) and other counts, and its records as runs
+/// of one cluster id (consecutive records of one cluster share one [`Cluster`]).
 #[derive(Default)]
 struct Piece {
     /// Lines, records and skipped lines (numbered within the piece).
@@ -413,10 +415,53 @@ struct Piece {
     runs: Vec<Cluster>,
 }
 
+/// What a line of one format does to a [`Piece`]: `(piece, state, line number within the
+/// piece, line)`, the line without its line end, not blank. The state is what earlier lines
+/// set for later ones (a legacy CDX header); `()` for the other formats.
+type LineFn<'f, S> = &'f (dyn Fn(&mut Piece, &mut S, usize, &str) + Sync);
+
 impl Piece {
+    /// A record of cluster `c` and URL `u`.
+    fn push(&mut self, c: &str, u: &str) {
+        match self.runs.last_mut().filter(|r| r.id == c) {
+            Some(r) => r.urls.push(u.to_string()),
+            None => {
+                // Most clusters are two URLs.
+                let mut urls = Vec::with_capacity(2);
+                urls.push(u.to_string());
+                self.runs.push(Cluster {
+                    id: c.to_string(),
+                    urls,
+                })
+            }
+        }
+    }
+
+    /// Add the piece to what was read: its runs in order, its counts, and its skipped lines
+    /// numbered after `lineno` (the lines before it), which moves past its lines.
+    fn add_to(self, acc: &mut Acc, rep: &mut ReadReport, lineno: &mut usize) {
+        for (k, why) in self.rep.first_bad {
+            if rep.first_bad.len() < 5 {
+                rep.first_bad.push((*lineno + k, why));
+            }
+        }
+        rep.skipped += self.rep.skipped;
+        rep.records += self.rep.records;
+        rep.lines += self.rep.lines;
+        rep.filtered += self.rep.filtered;
+        rep.redirects += self.rep.redirects;
+        rep.cross_site += self.rep.cross_site;
+        *lineno += self.rep.lines;
+        for run in self.runs {
+            acc.push_run(run);
+        }
+    }
+
     /// The lines of `bytes` (each ended by `\n`, but for the input's last), as
-    /// [`read_clusters_from`] reads a TSV line once the columns are known.
-    fn parse(bytes: &[u8], cols: (usize, usize)) -> Piece {
+    /// [`read_clusters_from`] reads them once the format is known: a line past
+    /// [`MAX_RECORD_LINE`] or not UTF-8 is skipped, a blank one passed over, the others go to
+    /// `line_fn` with `state`.
+    fn parse<S>(bytes: &[u8], state: &mut S, line_fn: LineFn<'_, S>) -> Piece {
         let mut p = Piece::default();
         let mut start = 0;
         while start < bytes.len() {
@@ -432,51 +477,185 @@ impl Piece {
             while let [rest @ .., b'\r' | b'\n'] = line {
                 line = rest;
             }
-            let Ok(line) = std::str::from_utf8(line) else {
+            let Ok(text) = std::str::from_utf8(line) else {
                 p.rep.bad(n, "not UTF-8");
                 continue;
             };
-            if line.trim().is_empty() {
+            if text.trim().is_empty() {
                 continue;
             }
-            let (c, u) = tsv_fields(line, cols);
-            match checked(c, u) {
-                Ok((c, u)) => {
-                    p.rep.records += 1;
-                    match p.runs.last_mut().filter(|r| r.id == c) {
-                        Some(r) => r.urls.push(u.to_string()),
-                        None => {
-                            // Most clusters are two URLs.
-                            let mut urls = Vec::with_capacity(2);
-                            urls.push(u.to_string());
-                            p.runs.push(Cluster {
-                                id: c.to_string(),
-                                urls,
-                            })
-                        }
-                    }
-                }
-                Err(why) => p.rep.bad(n, why),
-            }
+            line_fn(&mut p, state, n, text);
         }
         p
     }
 }
 
-/// The rest of a TSV input after its header (`rep.lines` lines read so far), read in blocks of
-/// `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel, then added in order:
-/// the same clusters, counts and messages as reading it line by line. A line longer than
-/// [`MAX_RECORD_LINE`] is skipped and counted, streamed past without being held whole (a block
-/// holds at most one such cap beside `block_size` bytes).
+/// A TSV record line once the columns `cols` are known.
+fn tsv_line(cols: (usize, usize)) -> impl Fn(&mut Piece, &mut (), usize, &str) + Sync {
+    move |p, _, n, line| {
+        let (c, u) = tsv_fields(line, cols);
+        match checked(c, u) {
+            Ok((c, u)) => {
+                p.rep.records += 1;
+                p.push(c, u);
+            }
+            Err(why) => p.rep.bad(n, why),
+        }
+    }
+}
+
+/// A JSONL line: `{"cluster"|"digest"|"id": …, "url": …, "urls": [ … ]}`.
+fn jsonl_line(p: &mut Piece, _: &mut (), n: usize, line: &str) {
+    let v: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            p.rep.bad(n, format!("bad JSON: {e}"));
+            return;
+        }
+    };
+    let cl = ["cluster", "digest", "id"]
+        .iter()
+        .find_map(|k| v.get(*k))
+        .map(|c| match c {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+    let Some(cl) = cl else {
+        p.rep.bad(n, "no `cluster` or `digest`");
+        return;
+    };
+    let mut urls: Vec<&str> = Vec::new();
+    if let Some(u) = v.get("url").and_then(|u| u.as_str()) {
+        urls.push(u);
+    }
+    if let Some(a) = v.get("urls").and_then(|u| u.as_array()) {
+        urls.extend(a.iter().filter_map(|x| x.as_str()));
+    }
+    let good: Vec<&str> = urls.into_iter().filter(|u| looks_like_url(u)).collect();
+    if good.is_empty() {
+        p.rep.bad(n, "no usable `url` or `urls`");
+        return;
+    }
+    for u in good {
+        p.push(&cl, u);
+        p.rep.records += 1;
+    }
+}
+
+/// An ACHE / DUSTER line: `content_hash url1 url2 …`.
+fn ache_line(p: &mut Piece, _: &mut (), n: usize, line: &str) {
+    let mut it = line.split_whitespace();
+    let Some(h) = it.next() else { return };
+    let urls: Vec<&str> = it.filter(|u| looks_like_url(u)).collect();
+    if urls.is_empty() {
+        p.rep.bad(n, "no URL after the content hash");
+        return;
+    }
+    for u in urls {
+        p.push(h, u);
+        p.rep.records += 1;
+    }
+}
+
+/// The field letters a legacy ` CDX …` header line names, when `line` is one.
+fn cdx_header_of(line: &str) -> Option<String> {
+    let h = line.trim_start().strip_prefix("CDX ")?;
+    Some(h.split(' ').filter(|x| !x.is_empty()).collect())
+}
+
+/// A CDXJ or legacy CDX line; `header` holds the field letters of the last ` CDX …` header.
+fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
+    if let Some(h) = cdx_header_of(line) {
+        *header = Some(h);
+        return;
+    }
+    // Without a header, each line by its field count (11 or 9).
+    let fields = header
+        .as_deref()
+        .or_else(|| legacy_cdx(line))
+        .unwrap_or("NbamskrMSVg");
+    let c = match capture(line, fields) {
+        Ok(c) => c,
+        Err(why) => {
+            p.rep.bad(n, why);
+            return;
+        }
+    };
+    if !looks_like_url(&c.url) {
+        p.rep.bad(n, format!("not a URL: {:?}", trunc(&c.url)));
+        return;
+    }
+    let status = c.status.as_deref().unwrap_or("");
+    if status == "200" {
+        match &c.digest {
+            Some(d) => {
+                p.push(&format!("digest:{d}"), &c.url);
+                p.rep.records += 1;
+            }
+            None => p.rep.bad(n, "no `digest`"),
+        }
+    } else if status.len() == 3 && status.starts_with('3') && c.location.is_some() {
+        let loc = c.location.as_deref().unwrap_or("");
+        match declared(&c.url, loc) {
+            Declared::Pair(to) => {
+                let id = format!("redirect:{}", c.url);
+                p.push(&id, &c.url);
+                p.push(&id, &to);
+                p.rep.records += 1;
+                p.rep.redirects += 1;
+            }
+            Declared::OtherSite => {
+                p.rep.filtered += 1;
+                p.rep.cross_site += 1;
+            }
+            Declared::Itself => p.rep.filtered += 1,
+            Declared::NotUrl => p
+                .rep
+                .bad(n, format!("`Location` is no URL: {:?}", trunc(loc))),
+        }
+    } else {
+        p.rep.filtered += 1;
+    }
+}
+
+/// The state after the lines of `bytes` ([`Piece::parse`]'s lines) for [`cdxj_line`]: the last
+/// ` CDX …` header among them, found by a search for `CDX ` (header lines are rare; the other
+/// lines are not parsed).
+fn cdx_state(header: &mut Option<String>, bytes: &[u8]) {
+    for at in memchr::memmem::find_iter(bytes, b"CDX ") {
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+        // The line as `Piece::parse` gives it, or none.
+        let mut line = &bytes[start..end];
+        if line.len() as u64 > MAX_RECORD_LINE {
+            continue;
+        }
+        while let [rest @ .., b'\r' | b'\n'] = line {
+            line = rest;
+        }
+        if let Some(h) = std::str::from_utf8(line).ok().and_then(cdx_header_of) {
+            *header = Some(h);
+        }
+    }
+}
+
+/// The rest of a line-based input once its format is known (`rep.lines` lines read so far),
+/// read in blocks of `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel by
+/// `line_fn`, then added in order: the same clusters, counts and messages as reading it line by
+/// line. `state` is what the lines so far set for the next ones; `advance` brings a state past
+/// a piece's lines without parsing them (each piece starts from the state the pieces before it
+/// leave). A line longer than [`MAX_RECORD_LINE`] is skipped and counted, streamed past without
+/// being held whole (a block holds at most one such cap beside `block_size` bytes).
 ///
 /// # Complexity
 /// `O(n)` for `n` bytes, parsed on every thread; adding the runs of one cluster id is one hash
 /// lookup a run, in order.
-fn tsv_blocks(
+fn line_blocks<S: Clone + Send>(
     r: &mut impl BufRead,
     acc: &mut Acc,
     rep: &mut ReadReport,
-    cols: (usize, usize),
+    (state, advance): (&mut S, fn(&mut S, &[u8])),
+    line_fn: LineFn<'_, S>,
     block_size: usize,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
@@ -509,23 +688,19 @@ fn tsv_blocks(
             };
             bounds.push(next);
         }
+        // Each piece's starting state, then the state after the block.
+        let mut starts: Vec<S> = Vec::with_capacity(bounds.len());
+        for w in bounds.windows(2) {
+            starts.push(state.clone());
+            advance(state, &block[w[0]..w[1]]);
+        }
         let pieces: Vec<Piece> = bounds
             .par_windows(2)
-            .map(|w| Piece::parse(&block[w[0]..w[1]], cols))
+            .zip(starts)
+            .map(|(w, mut s)| Piece::parse(&block[w[0]..w[1]], &mut s, line_fn))
             .collect();
         for p in pieces {
-            for (k, why) in p.rep.first_bad {
-                if rep.first_bad.len() < 5 {
-                    rep.first_bad.push((lineno + k, why));
-                }
-            }
-            rep.skipped += p.rep.skipped;
-            rep.records += p.rep.records;
-            rep.lines += p.rep.lines;
-            lineno += p.rep.lines;
-            for run in p.runs {
-                acc.push_run(run);
-            }
+            p.add_to(acc, rep, &mut lineno);
         }
         if long {
             block.clear();
@@ -542,6 +717,25 @@ fn tsv_blocks(
             return Ok(());
         }
     }
+}
+
+/// No state between lines (every format but legacy CDX).
+fn no_state(_: &mut (), _: &[u8]) {}
+
+/// Line `lineno` (`line`, already counted in `rep.lines`: the line the format was found on),
+/// then the rest of the input in blocks ([`line_blocks`]).
+fn then_blocks<S: Clone + Send>(
+    r: &mut impl BufRead,
+    acc: &mut Acc,
+    rep: &mut ReadReport,
+    (lineno, line): (usize, &str),
+    (state, advance): (&mut S, fn(&mut S, &[u8])),
+    line_fn: LineFn<'_, S>,
+) -> std::io::Result<()> {
+    let mut first = Piece::default();
+    line_fn(&mut first, state, 1, line);
+    first.add_to(acc, rep, &mut (lineno - 1));
+    line_blocks(r, acc, rep, (state, advance), line_fn, TSV_BLOCK)
 }
 
 fn looks_like_url(u: &str) -> bool {
@@ -709,12 +903,19 @@ pub fn read_clusters_from(
                     match (ci, ui) {
                         (Some(c), Some(u)) if fmt == InputFormat::Tsv => {
                             // The records, in parallel blocks.
-                            tsv_blocks(&mut r, &mut acc, &mut rep, (c, u), TSV_BLOCK).map_err(
-                                |e| Error::Io {
-                                    path: name.to_string(),
-                                    source: e,
-                                },
-                            )?;
+                            let state = (&mut (), no_state as fn(&mut (), &[u8]));
+                            line_blocks(
+                                &mut r,
+                                &mut acc,
+                                &mut rep,
+                                state,
+                                &tsv_line((c, u)),
+                                TSV_BLOCK,
+                            )
+                            .map_err(|e| Error::Io {
+                                path: name.to_string(),
+                                source: e,
+                            })?;
                             break;
                         }
                         (Some(c), Some(u)) => cols = Some((c, u)),
@@ -733,107 +934,36 @@ pub fn read_clusters_from(
                 let field = |k: usize| fields.get(k).map(|f| f.as_ref());
                 record(&mut acc, &mut rep, lineno, field(ci), field(ui));
             }
-            InputFormat::Jsonl => {
-                let v: serde_json::Value = match serde_json::from_str(line) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        rep.bad(lineno, format!("bad JSON: {e}"));
-                        continue;
+            // This line, then the rest in parallel blocks.
+            InputFormat::Jsonl | InputFormat::Ache => {
+                let f: LineFn<'_, ()> = match fmt {
+                    InputFormat::Jsonl => &jsonl_line,
+                    _ => &ache_line,
+                };
+                let state = (&mut (), no_state as fn(&mut (), &[u8]));
+                then_blocks(&mut r, &mut acc, &mut rep, (lineno, line), state, f).map_err(|e| {
+                    Error::Io {
+                        path: name.to_string(),
+                        source: e,
                     }
-                };
-                let cl = ["cluster", "digest", "id"]
-                    .iter()
-                    .find_map(|k| v.get(*k))
-                    .map(|c| match c {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    });
-                let Some(cl) = cl else {
-                    rep.bad(lineno, "no `cluster` or `digest`");
-                    continue;
-                };
-                let mut urls: Vec<&str> = Vec::new();
-                if let Some(u) = v.get("url").and_then(|u| u.as_str()) {
-                    urls.push(u);
-                }
-                if let Some(a) = v.get("urls").and_then(|u| u.as_array()) {
-                    urls.extend(a.iter().filter_map(|x| x.as_str()));
-                }
-                let good: Vec<&str> = urls.into_iter().filter(|u| looks_like_url(u)).collect();
-                if good.is_empty() {
-                    rep.bad(lineno, "no usable `url` or `urls`");
-                    continue;
-                }
-                for u in good {
-                    acc.push(&cl, u);
-                    rep.records += 1;
-                }
-            }
-            InputFormat::Ache => {
-                let mut it = line.split_whitespace();
-                let Some(h) = it.next() else { continue };
-                let urls: Vec<&str> = it.filter(|u| looks_like_url(u)).collect();
-                if urls.is_empty() {
-                    rep.bad(lineno, "no URL after the content hash");
-                    continue;
-                }
-                for u in urls {
-                    acc.push(h, u);
-                    rep.records += 1;
-                }
+                })?;
+                break;
             }
             InputFormat::Cdxj => {
-                if let Some(h) = line.trim_start().strip_prefix("CDX ") {
-                    cdx_header = Some(h.split(' ').filter(|x| !x.is_empty()).collect());
-                    continue;
-                }
-                // Without a header, each line by its field count (11 or 9).
-                let fields = cdx_header
-                    .as_deref()
-                    .or_else(|| legacy_cdx(line))
-                    .unwrap_or("NbamskrMSVg");
-                let c = match capture(line, fields) {
-                    Ok(c) => c,
-                    Err(why) => {
-                        rep.bad(lineno, why);
-                        continue;
-                    }
-                };
-                if !looks_like_url(&c.url) {
-                    rep.bad(lineno, format!("not a URL: {:?}", trunc(&c.url)));
-                    continue;
-                }
-                let status = c.status.as_deref().unwrap_or("");
-                if status == "200" {
-                    match &c.digest {
-                        Some(d) => {
-                            acc.push(&format!("digest:{d}"), &c.url);
-                            rep.records += 1;
-                        }
-                        None => rep.bad(lineno, "no `digest`"),
-                    }
-                } else if status.len() == 3 && status.starts_with('3') && c.location.is_some() {
-                    let loc = c.location.as_deref().unwrap_or("");
-                    match declared(&c.url, loc) {
-                        Declared::Pair(to) => {
-                            let id = format!("redirect:{}", c.url);
-                            acc.push(&id, &c.url);
-                            acc.push(&id, &to);
-                            rep.records += 1;
-                            rep.redirects += 1;
-                        }
-                        Declared::OtherSite => {
-                            rep.filtered += 1;
-                            rep.cross_site += 1;
-                        }
-                        Declared::Itself => rep.filtered += 1,
-                        Declared::NotUrl => {
-                            rep.bad(lineno, format!("`Location` is no URL: {:?}", trunc(loc)))
-                        }
-                    }
-                } else {
-                    rep.filtered += 1;
-                }
+                let state = (&mut cdx_header, cdx_state as fn(&mut Option<String>, &[u8]));
+                then_blocks(
+                    &mut r,
+                    &mut acc,
+                    &mut rep,
+                    (lineno, line),
+                    state,
+                    &cdxj_line,
+                )
+                .map_err(|e| Error::Io {
+                    path: name.to_string(),
+                    source: e,
+                })?;
+                break;
             }
             InputFormat::Auto | InputFormat::Warc => unreachable!("format detected above"),
         }
@@ -843,26 +973,9 @@ pub fn read_clusters_from(
 
 /// The clusters read, repeated captures of one URL collapsed; an error when there are none.
 fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
-    // Collapse repeated captures of one URL inside a cluster (first occurrence kept). Most
-    // clusters are one or two URLs: compared directly; larger ones through a set of borrowed
-    // URLs (no copy of each).
+    // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
     for c in &mut acc.clusters {
-        match c.urls.len() {
-            0 | 1 => {}
-            2 => {
-                if c.urls[0] == c.urls[1] {
-                    c.urls.pop();
-                }
-            }
-            _ => {
-                let keep: Vec<bool> = {
-                    let mut seen = HashSet::with_capacity(c.urls.len());
-                    c.urls.iter().map(|u| seen.insert(u.as_str())).collect()
-                };
-                let mut k = keep.iter();
-                c.urls.retain(|_| *k.next().unwrap_or(&true));
-            }
-        }
+        dedup_urls(&mut c.urls);
     }
     if acc.clusters.is_empty() {
         return Err(Error::EmptyInput {
@@ -875,6 +988,30 @@ fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, Re
         _ => acc.clusters,
     };
     Ok((clusters, rep))
+}
+
+/// Each URL of `urls` once, the first occurrence kept. Most clusters are one or two URLs:
+/// compared directly; larger ones through a set of borrowed URLs (no copy of each).
+///
+/// # Complexity
+/// `O(n)` expected for `n` URLs.
+fn dedup_urls(urls: &mut Vec<String>) {
+    match urls.len() {
+        0 | 1 => {}
+        2 => {
+            if urls[0] == urls[1] {
+                urls.pop();
+            }
+        }
+        _ => {
+            let keep: Vec<bool> = {
+                let mut seen = HashSet::with_capacity(urls.len());
+                urls.iter().map(|u| seen.insert(u.as_str())).collect()
+            };
+            let mut k = keep.iter();
+            urls.retain(|_| *k.next().unwrap_or(&true));
+        }
+    }
 }
 
 /// Signal clusters that share a URL, united (connected components) within each site: a page,
@@ -976,8 +1113,7 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         .filter_map(|(c, sig)| {
             let mut c = c?;
             // Each URL once, in first-seen order (linear: a united digest group may be huge).
-            let mut seen = HashSet::with_capacity(c.urls.len());
-            c.urls.retain(|u| seen.insert(u.clone()));
+            dedup_urls(&mut c.urls);
             if sig.len() > 1 {
                 let rest = c.id.split_once(':').map_or("", |(_, r)| r).to_string();
                 let names: Vec<&str> = sig.iter().copied().collect();
@@ -1309,7 +1445,7 @@ mod tests {
     }
 
     #[test]
-    fn tsv_blocks_read_as_one_piece_whatever_the_block_size() {
+    fn tsv_lines_read_as_one_piece_whatever_the_block_size() {
         // Runs of one id, an id coming back later, CRLF, blank lines, bad lines of each kind,
         // non-UTF-8 bytes, a last line without a newline; and a line past the cap.
         let mut body: Vec<u8> = Vec::new();
@@ -1333,7 +1469,8 @@ mod tests {
             let (mut acc, mut rep) = (Acc::new(), ReadReport::default());
             let mut r = std::io::Cursor::new(body.to_vec());
             rep.lines = 1;
-            tsv_blocks(&mut r, &mut acc, &mut rep, (0, 1), block).unwrap();
+            let state = (&mut (), no_state as fn(&mut (), &[u8]));
+            line_blocks(&mut r, &mut acc, &mut rep, state, &tsv_line((0, 1)), block).unwrap();
             let clusters: Vec<(String, Vec<String>)> =
                 acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
             (
@@ -1345,7 +1482,7 @@ mod tests {
             )
         };
         // The reference: one piece, line by line, runs added in order.
-        let whole = Piece::parse(&body, (0, 1));
+        let whole = Piece::parse(&body, &mut (), &tsv_line((0, 1)));
         let mut acc = Acc::new();
         for run in whole.runs {
             acc.push_run(run);
@@ -1411,6 +1548,79 @@ mod tests {
                 assert_eq!(bad, vec![(3, why)], "block {block}");
             }
         }
+    }
+
+    #[test]
+    fn line_formats_read_as_one_piece_whatever_the_block_size() {
+        // What each piece reads: clusters, counts and the first skipped lines.
+        type Got = (Vec<(String, Vec<String>)>, [usize; 6], Vec<(usize, String)>);
+        fn got(acc: Acc, rep: ReadReport) -> Got {
+            let c = acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
+            let n = [
+                rep.lines,
+                rep.records,
+                rep.skipped,
+                rep.filtered,
+                rep.redirects,
+                rep.cross_site,
+            ];
+            (c, n, rep.first_bad)
+        }
+        fn check<S: Clone + Send>(
+            body: &[u8],
+            s0: S,
+            advance: fn(&mut S, &[u8]),
+            f: LineFn<'_, S>,
+        ) {
+            let mut acc = Acc::new();
+            let (mut rep, mut lineno) = (ReadReport::default(), 0);
+            Piece::parse(body, &mut s0.clone(), f).add_to(&mut acc, &mut rep, &mut lineno);
+            let want = got(acc, rep);
+            assert!(want.1[1] > 3 && want.1[2] > 0, "{want:?}");
+            for block in [1, 2, 7, 64, 1000, TSV_BLOCK] {
+                let (mut acc, mut rep) = (Acc::new(), ReadReport::default());
+                let mut r = std::io::Cursor::new(body.to_vec());
+                let mut s = s0.clone();
+                line_blocks(&mut r, &mut acc, &mut rep, (&mut s, advance), f, block).unwrap();
+                assert_eq!(got(acc, rep), want, "block {block}");
+            }
+        }
+        // CDX: CDXJ lines, then a legacy header, its lines, another header naming the fields in
+        // another order and its lines; "CDX " inside a line, a header line that is not UTF-8
+        // (no header), a redirect, a redirect to another site, a 404, bad lines.
+        let mut cdx =
+            b"h)/ 1 {\"url\": \"http://h.org/a\", \"status\": \"200\", \"digest\": \"D1\"}\n\
+            h)/ 1 {\"url\": \"http://h.org/b\", \"status\": \"200\", \"digest\": \"D1\"}\n\
+            h)/ 1 {bad json\n\
+            \n\
+             CDX N b a m s k r M S V g\n\
+            h)/c 1 http://h.org/c text/html 200 D2 - - 10 0 f.warc.gz\n\
+            h)/d 1 http://h.org/CDX%20d text/html 200 D2 - - 10 0 f.warc.gz\n\
+            h)/e 1 http://h.org/e text/html 301 D3 /c - 10 0 f.warc.gz\n\
+            h)/f 1 http://h.org/f text/html 301 D3 http://other.net/ - 10 0 f.warc.gz\n\
+            h)/g 1 http://h.org/g text/html 404 D4 - - 10 0 f.warc.gz\r\n"
+                .to_vec();
+        cdx.extend_from_slice(b" CDX a N b s k \xff\n");
+        cdx.extend_from_slice(
+            b"h)/h 1 http://h.org/h text/html 200 D2 - - 10 0 f.warc.gz\n \
+              CDX a b N s k\n\
+              http://h.org/i 1 h)/i 200 D2\n\
+              http://h.org/j 1 h)/j 200 D5\n\
+              http://h.org/k 1 h)/k 200\n\
+              http://h.org/l 1 h)/l 200 D5",
+        );
+        check(&cdx, None, cdx_state, &cdxj_line);
+        // JSONL and ACHE: no state between lines.
+        let jsonl = b"{\"cluster\": \"a\", \"url\": \"http://h.org/1\"}\n\
+            {\"digest\": \"a\", \"urls\": [\"http://h.org/2\", \"nope\", \"http://h.org/3\"]}\n\
+            {\"cluster\": 7, \"url\": \"http://h.org/4\"}\n\
+            not json\n\
+            {\"url\": \"http://h.org/5\"}\n\
+            \n\
+            {\"id\": \"a\", \"url\": \"http://h.org/6\"}";
+        check(jsonl, (), no_state, &jsonl_line);
+        let ache = b"H1 http://h.org/1 http://h.org/2\nH2 nope\n\nH1 http://h.org/3\nH3 http://h.org/4 x\nH4";
+        check(ache, (), no_state, &ache_line);
     }
 
     #[test]
