@@ -252,8 +252,12 @@ struct Capture {
     location: Option<String>,
 }
 
-/// Parse one CDXJ or legacy CDX line; `fields`: the legacy columns (header letters) seen so far.
-fn capture(line: &str, fields: &str) -> std::result::Result<Capture, String> {
+/// Parse one CDXJ or legacy CDX line; `fields`: the legacy columns (header letters) seen so
+/// far, asked for only when the line is no CDXJ line.
+fn capture<'f>(
+    line: &str,
+    fields: impl FnOnce() -> &'f str,
+) -> std::result::Result<Capture, String> {
     // CDXJ: `SURT TIMESTAMP {json}`.
     if let Some(json) = line.splitn(3, ' ').nth(2).filter(|j| j.starts_with('{')) {
         let v: serde_json::Value =
@@ -277,6 +281,7 @@ fn capture(line: &str, fields: &str) -> std::result::Result<Capture, String> {
             location: text("redirect").or_else(|| text("location")),
         });
     }
+    let fields = fields();
     let f: Vec<&str> = line.split(' ').filter(|x| !x.is_empty()).collect();
     if f.len() != fields.len() {
         return Err(format!(
@@ -570,10 +575,12 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
         return;
     }
     // Without a header, each line by its field count (11 or 9).
-    let fields = header
-        .as_deref()
-        .or_else(|| legacy_cdx(line))
-        .unwrap_or("NbamskrMSVg");
+    let fields = || {
+        header
+            .as_deref()
+            .or_else(|| legacy_cdx(line))
+            .unwrap_or("NbamskrMSVg")
+    };
     let c = match capture(line, fields) {
         Ok(c) => c,
         Err(why) => {
