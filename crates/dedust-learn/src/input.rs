@@ -355,8 +355,8 @@ pub(crate) fn same_site(a: &str, b: &str) -> bool {
 }
 
 /// One CSV record's cluster and URL fields (`None`: the line has too few fields): kept, or
-/// counted as a bad line with the reason. (A TSV file's records after its header are read by
-/// [`tsv_blocks`].)
+/// counted as a bad line with the reason. (TSV records after the header, and the other line
+/// formats, are read by [`line_blocks`].)
 fn record(acc: &mut Acc, rep: &mut ReadReport, lineno: usize, c: Option<&str>, u: Option<&str>) {
     match checked(c, u) {
         Ok((c, u)) => {
@@ -408,7 +408,7 @@ fn too_long() -> String {
 }
 
 /// Bytes of a line-based input read at a time once its format is known ([`line_blocks`]).
-const TSV_BLOCK: usize = 8 << 20;
+const LINE_BLOCK: usize = 8 << 20;
 
 /// One piece of a block of lines, parsed on its own: its lines, records, skipped lines (the
 /// first few with their line number within the piece) and other counts, and its records as runs
@@ -625,29 +625,40 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
     }
 }
 
-/// The state after the lines of `bytes` ([`Piece::parse`]'s lines) for [`cdxj_line`]: the last
-/// ` CDX …` header among them, found by a search for `CDX ` (header lines are rare; the other
-/// lines are not parsed).
+/// The state after the lines of `bytes` (whole lines, as [`Piece::parse`] gets them) for
+/// [`cdxj_line`]: the last ` CDX …` header among them, found by a search for `CDX ` (header
+/// lines are rare; the other lines are not parsed).
+///
+/// # Complexity
+/// `O(n)` for `n` bytes: each line holding `CDX ` is looked at once, however often it holds it
+/// (a line of `CDX CDX …` must not cost its length squared).
 fn cdx_state(header: &mut Option<String>, bytes: &[u8]) {
-    for at in memchr::memmem::find_iter(bytes, b"CDX ") {
-        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |k| k + 1);
-        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+    let finder = memchr::memmem::Finder::new(b"CDX ");
+    // The start of a line not looked at yet.
+    let mut from = 0;
+    while let Some(k) = finder.find(&bytes[from..]) {
+        let at = from + k;
+        let start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |j| at + j);
         // The line as `Piece::parse` gives it, or none.
         let mut line = &bytes[start..end];
-        if line.len() as u64 > MAX_RECORD_LINE {
-            continue;
+        if line.len() as u64 <= MAX_RECORD_LINE {
+            while let [rest @ .., b'\r' | b'\n'] = line {
+                line = rest;
+            }
+            if let Some(h) = std::str::from_utf8(line).ok().and_then(cdx_header_of) {
+                *header = Some(h);
+            }
         }
-        while let [rest @ .., b'\r' | b'\n'] = line {
-            line = rest;
+        if end >= bytes.len() {
+            break;
         }
-        if let Some(h) = std::str::from_utf8(line).ok().and_then(cdx_header_of) {
-            *header = Some(h);
-        }
+        from = end + 1;
     }
 }
 
 /// The rest of a line-based input once its format is known (`rep.lines` lines read so far),
-/// read in blocks of `block_size` bytes ([`TSV_BLOCK`]) whose lines are parsed in parallel by
+/// read in blocks of `block_size` bytes ([`LINE_BLOCK`]) whose lines are parsed in parallel by
 /// `line_fn`, then added in order: the same clusters, counts and messages as reading it line by
 /// line. `state` is what the lines so far set for the next ones; `advance` brings a state past
 /// a piece's lines without parsing them (each piece starts from the state the pieces before it
@@ -742,7 +753,7 @@ fn then_blocks<S: Clone + Send>(
     let mut first = Piece::default();
     line_fn(&mut first, state, 1, line);
     first.add_to(acc, rep, &mut (lineno - 1));
-    line_blocks(r, acc, rep, (state, advance), line_fn, TSV_BLOCK)
+    line_blocks(r, acc, rep, (state, advance), line_fn, LINE_BLOCK)
 }
 
 fn looks_like_url(u: &str) -> bool {
@@ -917,7 +928,7 @@ pub fn read_clusters_from(
                                 &mut rep,
                                 state,
                                 &tsv_line((c, u)),
-                                TSV_BLOCK,
+                                LINE_BLOCK,
                             )
                             .map_err(|e| Error::Io {
                                 path: name.to_string(),
@@ -1507,7 +1518,7 @@ mod tests {
         assert!(want_clusters
             .iter()
             .any(|(id, u)| id == "c1" && u.len() > 3));
-        for block in [1, 2, 7, 64, 1000, TSV_BLOCK] {
+        for block in [1, 2, 7, 64, 1000, LINE_BLOCK] {
             let got = read(&body, block);
             assert_eq!(got.0, want_clusters, "block {block}");
             assert_eq!(
@@ -1584,7 +1595,7 @@ mod tests {
             Piece::parse(body, &mut s0.clone(), f).add_to(&mut acc, &mut rep, &mut lineno);
             let want = got(acc, rep);
             assert!(want.1[1] > 3 && want.1[2] > 0, "{want:?}");
-            for block in [1, 2, 7, 64, 1000, TSV_BLOCK] {
+            for block in [1, 2, 7, 64, 1000, LINE_BLOCK] {
                 let (mut acc, mut rep) = (Acc::new(), ReadReport::default());
                 let mut r = std::io::Cursor::new(body.to_vec());
                 let mut s = s0.clone();
@@ -1607,15 +1618,20 @@ mod tests {
             h)/f 1 http://h.org/f text/html 301 D3 http://other.net/ - 10 0 f.warc.gz\n\
             h)/g 1 http://h.org/g text/html 404 D4 - - 10 0 f.warc.gz\r\n"
                 .to_vec();
-        cdx.extend_from_slice(b" CDX a N b s k \xff\n");
+        cdx.extend_from_slice(b" CDX a N b s k \xff\nh)/z 1 x CDX a\n");
         cdx.extend_from_slice(
             b"h)/h 1 http://h.org/h text/html 200 D2 - - 10 0 f.warc.gz\n \
               CDX a b N s k\n\
               http://h.org/i 1 h)/i 200 D2\n\
               http://h.org/j 1 h)/j 200 D5\n\
               http://h.org/k 1 h)/k 200\n\
-              http://h.org/l 1 h)/l 200 D5",
+              http://h.org/l 1 h)/l 200 D5\n",
         );
+        // A line of `CDX ` over and over (no header: looked at once, not once a match), then
+        // one more line.
+        cdx.push(b'x');
+        cdx.extend_from_slice(&b"CDX ".repeat(1 << 16));
+        cdx.extend_from_slice(b"\nhttp://h.org/m 1 h)/m 200 D5");
         check(&cdx, None, cdx_state, &cdxj_line);
         // JSONL and ACHE: no state between lines.
         let jsonl = b"{\"cluster\": \"a\", \"url\": \"http://h.org/1\"}\n\
