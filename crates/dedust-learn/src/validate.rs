@@ -1198,7 +1198,7 @@ impl<'a> MergeContext<'a> {
         // By output key, the URLs of one output ascending: outputs are looked up in key order,
         // so `by_text` and a world's `by_image` are read front to back. (What a rule merges
         // does not depend on the order of its outputs. Two outputs share a group only when
-        // their 96 key bits collide, see [`Images`].)
+        // their keys collide, see [`Images`].)
         outs.sort_unstable();
         let mut out = Vec::new();
         // Buffers reused from group to group.
