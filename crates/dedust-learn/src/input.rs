@@ -471,20 +471,16 @@ impl Piece {
         let mut start = 0;
         while start < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |k| start + k);
-            let mut line = &bytes[start..end];
+            let raw = &bytes[start..end];
             start = end + 1;
             p.rep.lines += 1;
             let n = p.rep.lines;
-            if line.len() as u64 > MAX_RECORD_LINE {
-                p.rep.bad(n, too_long());
-                continue;
-            }
-            while let [rest @ .., b'\r' | b'\n'] = line {
-                line = rest;
-            }
-            let Ok(text) = std::str::from_utf8(line) else {
-                p.rep.bad(n, "not UTF-8");
-                continue;
+            let text = match line_text(raw) {
+                Ok(text) => text,
+                Err(why) => {
+                    p.rep.bad(n, why);
+                    continue;
+                }
             };
             if text.trim().is_empty() {
                 continue;
@@ -493,6 +489,19 @@ impl Piece {
         }
         p
     }
+}
+
+/// A line's bytes (without its `\n`) as text without its line end, or why it is skipped: longer
+/// than [`MAX_RECORD_LINE`], or not UTF-8. ([`Piece::parse`] reads lines with it, and
+/// [`cdx_state`] finds header lines with it, so both see the same lines.)
+fn line_text(mut raw: &[u8]) -> std::result::Result<&str, String> {
+    if raw.len() as u64 > MAX_RECORD_LINE {
+        return Err(too_long());
+    }
+    while let [rest @ .., b'\r' | b'\n'] = raw {
+        raw = rest;
+    }
+    std::str::from_utf8(raw).map_err(|_| "not UTF-8".to_string())
 }
 
 /// A TSV record line once the columns `cols` are known.
@@ -640,15 +649,8 @@ fn cdx_state(header: &mut Option<String>, bytes: &[u8]) {
         let at = from + k;
         let start = memchr::memrchr(b'\n', &bytes[from..at]).map_or(from, |j| from + j + 1);
         let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |j| at + j);
-        // The line as `Piece::parse` gives it, or none.
-        let mut line = &bytes[start..end];
-        if line.len() as u64 <= MAX_RECORD_LINE {
-            while let [rest @ .., b'\r' | b'\n'] = line {
-                line = rest;
-            }
-            if let Some(h) = std::str::from_utf8(line).ok().and_then(cdx_header_of) {
-                *header = Some(h);
-            }
+        if let Some(h) = line_text(&bytes[start..end]).ok().and_then(cdx_header_of) {
+            *header = Some(h);
         }
         if end >= bytes.len() {
             break;
