@@ -17,6 +17,7 @@
 //! property test), and it never changes which resource a standards-following server serves,
 //! except for parameter order, which no common server software depends on.
 
+use crate::url_parts::PartsAt;
 use std::fmt;
 
 /// Options of the base layer (same flags in `learn` and `normalize`).
@@ -211,14 +212,20 @@ pub fn fast_base(input: &str, opts: &BaseOptions) -> Option<String> {
 /// [`fast_base`] writing into `out` (cleared first); returns false when the input needs the
 /// `url` crate (then `out` is unspecified).
 pub fn fast_base_into(input: &str, opts: &BaseOptions, out: &mut String) -> bool {
+    fast_base_at(input, opts, out).is_some()
+}
+
+/// [`fast_base_into`], with where the output's parts lie (`None` when the input needs the `url`
+/// crate): the engine's rules start from them instead of splitting the output again.
+pub(crate) fn fast_base_at(input: &str, opts: &BaseOptions, out: &mut String) -> Option<PartsAt> {
     out.clear();
     // The output is at most one byte longer than the input (a `/` for an empty path), or a
     // little more with upper-case escapes: one allocation for most URLs.
     out.reserve(input.len() + 1);
-    fast_into(input, opts, out).is_some()
+    fast_into(input, opts, out)
 }
 
-fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
+fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<PartsAt> {
     let b = input.as_bytes();
     if opts.keep_fragment || b.len() < 8 {
         return None;
@@ -391,6 +398,7 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
         out.push(':');
         out.push_str(p);
     }
+    let path_start = out.len();
     if path.is_empty() {
         out.push('/');
     } else if escapes {
@@ -398,6 +406,13 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
     } else {
         out.push_str(path);
     }
+    let scheme = if https { 5 } else { 4 };
+    let at = PartsAt::with_port(
+        scheme,
+        host.len(),
+        port.map_or(0, str::len),
+        out.len() - path_start,
+    );
     if let Some((q, clean)) = query {
         if clean && !q.is_empty() {
             out.push('?');
@@ -411,7 +426,7 @@ fn fast_into(input: &str, opts: &BaseOptions, out: &mut String) -> Option<()> {
             }
         }
     }
-    Some(())
+    Some(at)
 }
 
 /// Normalize a raw query string: normalized escapes, empty pairs removed, sorted by name.

@@ -126,3 +126,62 @@ pub fn split_once_ascii(s: &str, sep: u8) -> Option<(&str, &str)> {
     let k = s.bytes().position(|b| b == sep)?;
     Some((&s[..k], &s[k + 1..]))
 }
+
+/// Where the parts of a URL without user info or fragment lie in it (byte offsets): what a step
+/// that builds such a URL knows, handed to the next step so it need not split the URL again
+/// (the base layer's fast path and the conventions build every URL the rules see first).
+///
+/// Invariant: for the URL it was made with, [`PartsAt::parts`] equals [`split_url`]'s answer
+/// (checked in debug builds where the engine uses it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PartsAt {
+    /// The scheme's length (the `:` of `://` is here).
+    scheme_end: usize,
+    /// Where the host ends (a `:` and the port follow when `path_start` is further on).
+    host_end: usize,
+    /// Where the path starts.
+    path_start: usize,
+    /// Where the path ends: the end of the URL, or its `?` (the query runs to the end).
+    path_end: usize,
+}
+
+impl PartsAt {
+    /// The offsets of `scheme://host/path?query` built from pieces of these lengths (no port).
+    pub(crate) fn of(scheme: usize, host: usize, path: usize) -> PartsAt {
+        let host_end = scheme + 3 + host;
+        PartsAt {
+            scheme_end: scheme,
+            host_end,
+            path_start: host_end,
+            path_end: host_end + path,
+        }
+    }
+
+    /// [`PartsAt::of`] for a URL with a port of `port` digits after the host (`0`: none).
+    pub(crate) fn with_port(scheme: usize, host: usize, port: usize, path: usize) -> PartsAt {
+        let mut at = PartsAt::of(scheme, host, path);
+        if port > 0 {
+            at.path_start += port + 1;
+            at.path_end += port + 1;
+        }
+        at
+    }
+
+    /// The parts of `url`, the URL these offsets were made for.
+    pub(crate) fn parts<'a>(&self, url: &'a str) -> UrlParts<'a> {
+        let port = if self.path_start > self.host_end {
+            &url[self.host_end + 1..self.path_start]
+        } else {
+            ""
+        };
+        UrlParts {
+            scheme: &url[..self.scheme_end],
+            userinfo: "",
+            host: &url[self.scheme_end + 3..self.host_end],
+            port,
+            path: &url[self.path_start..self.path_end],
+            query: (self.path_end < url.len()).then(|| &url[self.path_end + 1..]),
+            fragment: None,
+        }
+    }
+}
