@@ -18,10 +18,10 @@ use dedust_core::LineStatus;
 use dedust_core::{BaseOptions, Error, Normalizer as Engine, RuleFile};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PySequence, PyString};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 /// URLs per work unit of `normalize_many`: big enough that handing a unit over costs nothing
@@ -101,78 +101,94 @@ impl Normalizer {
         self.key(url).0
     }
 
-    /// The canonical forms of `urls`, in order, computed on all cores without the GIL (the
-    /// strings are read in place; unchanged URLs, and strings that cannot be UTF-8, come back
-    /// as the same `str` objects).
+    /// The canonical forms of `urls` (a list, or another sequence, of `str`), in order, computed
+    /// on all cores without the GIL (the strings are read in place; unchanged URLs, and strings
+    /// that cannot be UTF-8, come back as the same `str` objects).
     fn normalize_many<'py>(
         &self,
         py: Python<'py>,
-        urls: Vec<Bound<'py, PyString>>,
-    ) -> Vec<Bound<'py, PyString>> {
-        // A string with a lone surrogate has no UTF-8 form: it goes through as "" (a blank
-        // line, passed through) and is answered with itself below.
-        let strs: Vec<&str> = urls.iter().map(|u| u.to_str().unwrap_or("")).collect();
+        urls: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let list = own_list(urls)?;
+        let n = list.len();
+        let chunks = n.div_ceil(MANY_CHUNK);
         let engine = &self.engine;
-        let chunks = strs.len().div_ceil(MANY_CHUNK);
-        let mut out = Vec::with_capacity(urls.len());
-        // Answers are turned into `str`s chunk by chunk, in order, while the workers compute
-        // the next chunks: the Python half of the work (one new `str` per changed URL) runs
-        // beside the engine instead of after it.
-        let emit = |out: &mut Vec<Bound<'py, PyString>>, i: usize, part: &Changed| {
-            let start = i * MANY_CHUNK;
-            for (o, u) in part.iter().zip(&urls[start..]) {
-                out.push(match o {
-                    Some(o) => PyString::new(py, o),
-                    None => u.clone(),
-                });
-            }
+        // The answers go straight into a list of the right length (no `Vec` of objects turned
+        // into a list afterwards).
+        // SAFETY: `PyList_New` returns a new reference (or null with an exception set), owned
+        // by `out` from here on; its items are null until set below, which `list_dealloc` allows
+        // if an error drops it early.
+        let out = unsafe {
+            Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?
+                .cast_into_unchecked::<PyList>()
         };
-        if chunks <= 1 {
+        // Item `i` of `out`: the new string when the engine changed URL `i`, else URL `i` itself.
+        let emit = |c: usize, part: &Changed| -> PyResult<()> {
+            for (k, o) in part.iter().enumerate() {
+                let i = c * MANY_CHUNK + k;
+                let item = match o {
+                    Some(o) => PyString::new(py, o).into_any(),
+                    None => list.get_item(i)?,
+                };
+                // SAFETY: `i < n`, the length `out` was made with; `PyList_SetItem` takes over
+                // the reference `into_ptr` gives up (and cannot fail for an index in range).
+                unsafe { ffi::PyList_SetItem(out.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+            }
+            Ok(())
+        };
+        let threads = threads().min(chunks);
+        if threads <= 1 {
+            let strs = str_range(&list, 0, n)?;
             let part = py.detach(|| dedust_core::normalize_many_changed(engine, &strs, 1));
-            emit(&mut out, 0, &part);
-            return out;
+            emit(0, &part)?;
+            return Ok(out);
         }
-        let next = AtomicUsize::new(0);
-        let (tx, mut rx) = mpsc::channel::<(usize, Changed)>();
-        // The `&str`s are the strings' own UTF-8 buffers; `urls` holds a reference to every
-        // string until this call returns and `str` is immutable, so the workers may read them
-        // while this thread makes new `str`s (or waits without the GIL).
-        std::thread::scope(|s| {
-            for _ in 0..threads().min(chunks) {
-                let (tx, next, strs) = (tx.clone(), &next, &strs);
+        // Units go to the workers as soon as their strings are read (reading them is the one
+        // step that needs this thread and the GIL before any work can start); answers are turned
+        // into `str`s unit by unit, in order, while the workers compute the next ones.
+        let (work_tx, work_rx) = mpsc::channel::<(usize, Vec<&str>)>();
+        let work_rx = std::sync::Mutex::new(work_rx);
+        let (done_tx, done_rx) = mpsc::channel::<(usize, Changed)>();
+        std::thread::scope(|s| -> PyResult<()> {
+            for _ in 0..threads {
+                let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
                 s.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= chunks {
-                        break;
-                    }
-                    let part = &strs[i * MANY_CHUNK..((i + 1) * MANY_CHUNK).min(strs.len())];
-                    let done = dedust_core::normalize_many_changed(engine, part, 1);
-                    if tx.send((i, done)).is_err() {
+                    let job = work_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((i, part))) = job else { break };
+                    let done = dedust_core::normalize_many_changed(engine, &part, 1);
+                    if done_tx.send((i, done)).is_err() {
                         break;
                     }
                 });
             }
-            drop(tx);
+            drop(done_tx);
+            for c in 0..chunks {
+                // On an error (an item that is no `str`) the workers finish the units sent and
+                // stop; the scope waits for them.
+                let part = str_range(&list, c * MANY_CHUNK, ((c + 1) * MANY_CHUNK).min(n))?;
+                work_tx
+                    .send((c, part))
+                    .expect("normalize workers stopped early");
+            }
+            drop(work_tx);
             let mut ready: Vec<Option<Changed>> = (0..chunks).map(|_| None).collect();
-            let mut want = 0;
-            while want < chunks {
-                while let Some(part) = ready.get_mut(want).and_then(Option::take) {
-                    emit(&mut out, want, &part);
-                    want += 1;
+            let mut done_rx = done_rx;
+            for want in 0..chunks {
+                while ready[want].is_none() {
+                    let got;
+                    (done_rx, got) = py.detach(move || {
+                        let got = done_rx.recv();
+                        (done_rx, got)
+                    });
+                    let (i, part) = got.expect("a normalize worker panicked");
+                    ready[i] = Some(part);
                 }
-                if want == chunks {
-                    break;
-                }
-                let got;
-                (rx, got) = py.detach(move || {
-                    let got = rx.recv();
-                    (rx, got)
-                });
-                let (i, part) = got.expect("a normalize worker panicked");
-                ready[i] = Some(part);
+                let part = ready[want].take().expect("unit is ready");
+                emit(want, &part)?;
             }
-        });
-        out
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// `(canonical, rule id)`: the id of the rule that last changed the URL, or `None` when no
@@ -214,6 +230,72 @@ impl Normalizer {
         });
         out.unwrap_or_else(|rule| (url, rule))
     }
+}
+
+/// A new list of the items of `urls` (a list, or another sequence but a `str`): the call's own
+/// references, which keep every string alive, and the list as it was, while workers read the
+/// strings without the GIL (another thread may change the caller's list meanwhile).
+fn own_list<'py>(urls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    if urls.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "normalize_many takes a list of str, not a str",
+        ));
+    }
+    match urls.cast::<PyList>() {
+        Ok(l) => Ok(l.get_slice(0, l.len())),
+        Err(_) => urls
+            .cast::<PySequence>()
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "normalize_many takes a list of str, got {}",
+                    type_name(urls)
+                ))
+            })?
+            .to_list(),
+    }
+}
+
+/// The name of `x`'s type, for messages.
+fn type_name(x: &Bound<'_, PyAny>) -> String {
+    x.get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+/// The text of items `lo..hi` of `list`, each a `str` (a `TypeError` names the first that is
+/// not); a string without a UTF-8 form (a lone surrogate) reads as `""`, a line the engine
+/// passes through, so it is answered with itself.
+fn str_range<'a>(list: &'a Bound<'_, PyList>, lo: usize, hi: usize) -> PyResult<Vec<&'a str>> {
+    let mut out = Vec::with_capacity(hi - lo);
+    for i in lo..hi {
+        // SAFETY: `i` is in range (the list is the call's own and never changes length); the
+        // reference returned is borrowed from `list`, which keeps the item alive for `'a`.
+        let item = unsafe { ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t) };
+        // SAFETY: `item` is a valid object (non-null: `i` is in range).
+        if unsafe { ffi::PyUnicode_Check(item) } == 0 {
+            let item = list.get_item(i)?;
+            return Err(PyTypeError::new_err(format!(
+                "normalize_many: item {i} is {}, not str",
+                type_name(&item)
+            )));
+        }
+        let mut len: ffi::Py_ssize_t = 0;
+        // SAFETY: `item` is a `str`; the UTF-8 buffer this returns is cached in the string
+        // object and lives as long as it does (`'a`, through `list`); `str` is immutable.
+        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut len) };
+        out.push(if p.is_null() {
+            // No UTF-8 form: the exception it set is not ours to raise.
+            // SAFETY: an exception is set (the call failed); clearing it is always allowed.
+            unsafe { ffi::PyErr_Clear() };
+            ""
+        } else {
+            // SAFETY: CPython gives `len` bytes of valid UTF-8 at `p`.
+            unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(p.cast(), len as usize))
+            }
+        });
+    }
+    Ok(out)
 }
 
 /// `(cluster, url)` rows from what Python gives `learn`: a mapping `{cluster: [urls]}`, or an

@@ -93,8 +93,16 @@ def test_errors_are_python_exceptions(tmp_path):
     n = dedust.Normalizer.from_file(DEMO)
     with pytest.raises(TypeError):
         n.normalize(5)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="item 1 is int"):
         n.normalize_many(["http://a.org/", 5])
+    # The error names the item even past the first unit of work (4,096 URLs go to a worker at a
+    # time); a str, or an iterator that is no sequence, is refused as a whole.
+    with pytest.raises(TypeError, match="item 9000 is NoneType"):
+        n.normalize_many(["http://a.org/"] * 9000 + [None])
+    with pytest.raises(TypeError, match="not a str"):
+        n.normalize_many("http://a.org/")
+    with pytest.raises(TypeError, match="got generator"):
+        n.normalize_many(u for u in ["http://a.org/"])
     with pytest.raises(TypeError):
         dedust.Normalizer.from_file(5)
 
