@@ -481,17 +481,23 @@ pub(crate) fn normalize_escapes(s: &str) -> String {
     out
 }
 
-/// [`normalize_escapes`] appending to `out`.
+/// [`normalize_escapes`] appending to `out`: the text between escapes copied in runs.
 fn push_escapes(out: &mut String, s: &str) {
-    if !s.contains('%') {
+    let b = s.as_bytes();
+    let Some(mut i) = memchr::memchr(b'%', b) else {
         out.push_str(s);
         return;
-    }
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex_val(b[i + 1]), hex_val(b[i + 2])) {
+    };
+    // `b[done..i]` is still to copy; `i` is at a `%` (ASCII: every index here is a char
+    // boundary).
+    let mut done = 0;
+    loop {
+        match (
+            b.get(i + 1).copied().and_then(hex_val),
+            b.get(i + 2).copied().and_then(hex_val),
+        ) {
+            (Some(h), Some(l)) if i + 2 < b.len() => {
+                out.push_str(&s[done..i]);
                 let v = h * 16 + l;
                 if is_unreserved(v) {
                     out.push(v as char);
@@ -501,50 +507,69 @@ fn push_escapes(out: &mut String, s: &str) {
                     out.push(b[i + 2].to_ascii_uppercase() as char);
                 }
                 i += 3;
-                continue;
+                done = i;
             }
+            _ => i += 1,
         }
-        // Copy one whole UTF-8 character.
-        let ch = s[i..].chars().next().expect("index on a char boundary");
-        out.push(ch);
-        i += ch.len_utf8();
+        match memchr::memchr(b'%', &b[i.min(b.len())..]) {
+            Some(k) => i += k,
+            None => break,
+        }
     }
+    out.push_str(&s[done..]);
 }
 
-/// Append a normalized query (without `?`) to `out`; no allocation for up to 32 parameters
-/// without escapes.
+/// Append a normalized query (without `?`) to `out`: [`normalize_query`]'s answer, with no
+/// allocation for up to 32 parameters already in order.
 fn push_query(out: &mut String, q: &str, keep_order: bool) {
     const MAX: usize = 32;
-    if q.contains('%') {
-        out.push_str(&normalize_query(q, keep_order));
-        return;
-    }
-    let mut arr: [&str; MAX] = [""; MAX];
-    let mut n = 0;
-    for p in crate::url_parts::split_ascii(q, b'&').filter(|p| !p.is_empty()) {
-        if n == MAX {
-            out.push_str(&normalize_query(q, keep_order));
-            return;
+    // Escapes first, in place: decoding makes no `&` (only unreserved bytes are decoded) and no
+    // escape spans one, so the pairs found after are `q`'s, each normalized.
+    let start = out.len();
+    push_escapes(out, q);
+    let mut arr: [(usize, usize); MAX] = [(0, 0); MAX];
+    let (mut n, mut as_is, mut pos, mut many) = (0, true, start, false);
+    for p in crate::url_parts::split_ascii(&out[start..], b'&') {
+        let at = pos;
+        pos += p.len() + 1;
+        if p.is_empty() {
+            as_is = false; // dropped
+            continue;
         }
-        arr[n] = p;
+        if n == MAX {
+            many = true;
+            break;
+        }
+        arr[n] = (at, at + p.len());
         n += 1;
     }
+    if many {
+        let text = out.split_off(start);
+        out.push_str(&normalize_query(&text, keep_order));
+        return;
+    }
     let pairs = &mut arr[..n];
-    if !keep_order {
+    let name = |r: &(usize, usize)| param_name(&out[r.0..r.1]);
+    if !keep_order && pairs.windows(2).any(|w| name(&w[0]) > name(&w[1])) {
+        as_is = false;
         // Stable insertion sort by name: parameter lists are short and usually sorted already.
         for i in 1..pairs.len() {
             let mut j = i;
-            while j > 0 && param_name(pairs[j - 1]) > param_name(pairs[j]) {
+            while j > 0 && name(&pairs[j - 1]) > name(&pairs[j]) {
                 pairs.swap(j - 1, j);
                 j -= 1;
             }
         }
     }
-    for (i, p) in pairs.iter().enumerate() {
-        if i > 0 {
+    if as_is {
+        return;
+    }
+    let text = out.split_off(start);
+    for (k, &(a, b)) in pairs.iter().enumerate() {
+        if k > 0 {
             out.push('&');
         }
-        out.push_str(p);
+        out.push_str(&text[a - start..b - start]);
     }
 }
 
@@ -617,6 +642,40 @@ mod tests {
                 got,
                 "idempotent on {input}"
             );
+        }
+    }
+
+    #[test]
+    fn push_query_is_normalize_query() {
+        let many_pct: String = (0..40).rev().map(|i| format!("p{i:02}=%7e{i}&")).collect();
+        let many: String = (0..40).map(|i| format!("p{i:02}=x&")).collect();
+        let cases = [
+            "a=%7e&b=%zz",
+            "b=%41&a=1",
+            "a=%4",
+            "a=%&41",
+            "a=%2&b=%41%42",
+            "&&b=%2f&&a=%7E&",
+            "%61=1&%62=2&a=0",
+            "b=1&a=%41&a=%42&a=0",
+            "x=%E2%82%AC&y=é%41",
+            "%",
+            "%%41",
+            "a=1&a=%7e",
+            "",
+            many_pct.as_str(),
+            many.as_str(),
+        ];
+        for q in cases {
+            for keep in [false, true] {
+                let mut out = "http://h.org/?".to_string();
+                push_query(&mut out, q, keep);
+                assert_eq!(
+                    out["http://h.org/?".len()..],
+                    normalize_query(q, keep),
+                    "{q} {keep}"
+                );
+            }
         }
     }
 
