@@ -39,6 +39,9 @@ pub struct Normalizer {
     /// Rules that can only change a URL with a non-empty query (required parameters, or only
     /// dropping parameters): skipped at once for URLs without one.
     needs_query: Vec<bool>,
+    /// Rules that rewrite the host alone, within its registrable domain (the `www.` and
+    /// host-label conventions): after one, the next look at the rules reuses the candidate list.
+    host_only: Vec<bool>,
     /// The compiled pattern of each imported rule (`None` for learned rules).
     java: Vec<Option<JavaRegex>>,
     base: Option<BaseOptions>,
@@ -100,6 +103,9 @@ struct GlobalRules {
     /// Rules whose path starts with a literal segment (cross-host templates, drops on a path
     /// signature), by it.
     first: KeyIndex<Vec<usize>>,
+    /// By rule index: filed under a feature of the host (`www`, `label`), the only features a
+    /// rewrite of the host alone can change ([`GlobalRules::rehost`]).
+    host_keyed: Vec<bool>,
 }
 
 impl GlobalRules {
@@ -109,12 +115,18 @@ impl GlobalRules {
         let list = match (&r.convention, r.kind) {
             (_, RuleKind::Regex) => &mut self.any,
             (Some(C::Https), _) => &mut self.http,
-            (Some(C::StripWww), _) => &mut self.www,
+            (Some(C::StripWww), _) => {
+                self.mark_host_keyed(i);
+                &mut self.www
+            }
             (Some(C::TrailingSlash), _) => &mut self.slash,
             (Some(C::DefaultDoc(n)), _) => self.doc.entry(n),
             (Some(C::Suffix(n)), _) => self.suffix.entry(n),
             (Some(C::PathParam(n)), _) => self.path_param.entry(n),
-            (Some(C::HostLabel(l)), _) => self.label.entry(l),
+            (Some(C::HostLabel(l)), _) => {
+                self.mark_host_keyed(i);
+                self.label.entry(l)
+            }
             (Some(C::LowerPath(e)), _) => self.lower.entry(e),
             (Some(C::StaticQuery(e)), _) => self.static_query.entry(e),
             // A literal first path segment is the narrower feature (`/product.php` rather
@@ -126,6 +138,42 @@ impl GlobalRules {
             },
         };
         list.push(i);
+    }
+
+    fn mark_host_keyed(&mut self, i: usize) {
+        if self.host_keyed.len() <= i {
+            self.host_keyed.resize(i + 1, false);
+        }
+        self.host_keyed[i] = true;
+    }
+
+    /// `out`, [`GlobalRules::for_url`]'s list for a URL, made the list for `p`: the same URL
+    /// with another host (scheme, path and query as they were). Only the host's features are
+    /// looked at again.
+    ///
+    /// # Complexity
+    /// Linear in the (short) list, plus the host's two lookups.
+    fn rehost(&self, p: &UrlParts<'_>, out: &mut Vec<usize>) {
+        out.retain(|&i| !self.host_keyed.get(i).copied().unwrap_or(false));
+        let n = out.len();
+        if p.host.starts_with("www.") {
+            out.extend_from_slice(&self.www);
+        }
+        self.push_label(p, out);
+        if out.len() > n {
+            out.sort_unstable();
+            out.dedup();
+        }
+    }
+
+    /// The host-label rules for `p`'s first label, into `out`.
+    fn push_label(&self, p: &UrlParts<'_>, out: &mut Vec<usize>) {
+        if !self.label.is_empty() {
+            if let Some(v) = crate::model::mobile_label(p.host).and_then(|(l, _)| self.label.get(l))
+            {
+                out.extend_from_slice(v);
+            }
+        }
     }
 
     /// The rules that may change a URL with parts `p` (only `any` when it does not split), in
@@ -158,12 +206,7 @@ impl GlobalRules {
                 out.extend_from_slice(v);
             }
         }
-        if !self.label.is_empty() {
-            if let Some(v) = crate::model::mobile_label(p.host).and_then(|(l, _)| self.label.get(l))
-            {
-                out.extend_from_slice(v);
-            }
-        }
+        self.push_label(p, out);
         // Both keyed by the path's extension, found once (a rule of an unknown static type
         // never applies: `apply_convention` checks the type).
         let by_ext = !self.lower.is_empty() || (!self.static_query.is_empty() && p.query.is_some());
@@ -309,12 +352,21 @@ impl Normalizer {
                 r.kind != RuleKind::Regex && (!r.source.required.is_empty() || is_drop_only(r))
             })
             .collect();
+        use crate::model::Convention as C;
+        let host_only = rules
+            .iter()
+            .map(|r| {
+                r.kind != RuleKind::Regex
+                    && matches!(r.convention, Some(C::StripWww | C::HostLabel(_)))
+            })
+            .collect();
         Normalizer {
             rules,
             by_host,
             global,
             keyed,
             needs_query,
+            host_only,
             java,
             base,
             limit_hits: Counter::default(),
@@ -440,16 +492,18 @@ impl Normalizer {
     ) -> (Option<String>, bool) {
         let mut cur: Option<String> = None;
         let mut buf = Vec::new();
-        let (mut from, mut round, mut changed) = (0, 0, false);
+        let (mut from, mut round, mut changed, mut rehost) = (0, 0, false, false);
         loop {
             // A pass that changed the URL may be followed by another, if one is left.
             let wrap = changed && round + 1 < MAX_ROUNDS;
             let u = cur.as_deref().unwrap_or(url);
-            match self.next_change(u, at, from, wrap, &mut buf) {
+            match self.next_change(u, at, rehost, from, wrap, &mut buf) {
                 Some((i, out, out_at, wrapped)) => {
                     round += usize::from(wrapped);
                     fired(i);
                     cur = Some(out);
+                    // `buf` holds the candidates of the URL this rule changed.
+                    rehost = out_at.is_some() && self.host_only[i];
                     at = out_at;
                     from = i + 1;
                     changed = true;
@@ -599,18 +653,20 @@ impl Normalizer {
 
     /// The first rule at index `from` or later that changes `url`, and its output.
     fn apply_from(&self, url: &str, from: usize) -> Option<(usize, String)> {
-        self.next_change(url, None, from, false, &mut Vec::new())
+        self.next_change(url, None, false, from, false, &mut Vec::new())
             .map(|(i, out, _, _)| (i, out))
     }
 
     /// The first rule at index `from` or later that changes `url`; failing that, when `wrap`,
     /// the first before `from` (the start of the next pass, `true` in the answer); with the
     /// output, where its parts lie when the rule says. `at` is where `url`'s parts lie, when
-    /// known. `buf` is scratch space for the candidate list.
+    /// known. `buf` holds the candidate list on return; with `rehost` (only with `at`), it holds
+    /// on entry the list of a URL that differed from `url` in its host alone.
     fn next_change(
         &self,
         url: &str,
         at: Option<PartsAt>,
+        rehost: bool,
         from: usize,
         wrap: bool,
         buf: &mut Vec<usize>,
@@ -636,9 +692,23 @@ impl Normalizer {
         };
         let has_query = p.is_some_and(|p| p.query.is_some_and(|q| !q.is_empty()));
         let a = p.map_or(&[][..], |p| Self::list_of(rules, p.path));
-        buf.clear();
-        if !self.global.is_empty() {
-            self.keyed.for_url(p.as_ref(), buf);
+        match (rehost, known) {
+            (true, Some(p)) => {
+                self.keyed.rehost(&p, buf);
+                debug_assert_eq!(*buf, {
+                    let mut fresh = Vec::new();
+                    if !self.global.is_empty() {
+                        self.keyed.for_url(Some(&p), &mut fresh);
+                    }
+                    fresh
+                });
+            }
+            _ => {
+                buf.clear();
+                if !self.global.is_empty() {
+                    self.keyed.for_url(p.as_ref(), buf);
+                }
+            }
         }
         let try_rule = |i: usize| {
             if !has_query && self.needs_query[i] {
