@@ -145,12 +145,14 @@ impl Normalizer {
         }
         // Units go to the workers as soon as their strings are read (reading them is the one
         // step that needs this thread and the GIL before any work can start); answers are turned
-        // into `str`s unit by unit, in order, while the workers compute the next ones.
+        // into `str`s unit by unit, in order, while the workers compute the next ones. This
+        // thread is one of the `threads`: with no answer to turn into `str`s, it computes a
+        // unit itself rather than wait (one thread per core, none left idle).
         let (work_tx, work_rx) = mpsc::channel::<(usize, Vec<&str>)>();
         let work_rx = std::sync::Mutex::new(work_rx);
         let (done_tx, done_rx) = mpsc::channel::<(usize, Changed)>();
         std::thread::scope(|s| -> PyResult<()> {
-            for _ in 0..threads {
+            for _ in 1..threads {
                 let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
                 s.spawn(move || loop {
                     let job = work_rx.lock().map(|rx| rx.recv());
@@ -175,6 +177,18 @@ impl Normalizer {
             let mut done_rx = done_rx;
             for want in 0..chunks {
                 while ready[want].is_none() {
+                    if let Ok((i, part)) = done_rx.try_recv() {
+                        ready[i] = Some(part);
+                        continue;
+                    }
+                    // All units are sent: a worker holds the queue's lock only for a moment.
+                    let job = work_rx.lock().ok().and_then(|rx| rx.try_recv().ok());
+                    if let Some((i, part)) = job {
+                        let done =
+                            py.detach(|| dedust_core::normalize_many_changed(engine, &part, 1));
+                        ready[i] = Some(done);
+                        continue;
+                    }
                     let got;
                     (done_rx, got) = py.detach(move || {
                         let got = done_rx.recv();
