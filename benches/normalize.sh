@@ -4,13 +4,14 @@
 # Rule sets: (a) none, (b) the forum rules, (c) the demo rules (cross-host: every URL is split and
 # looked up by feature), (d) >= 1,000 rules over 1,000 real hosts of the list.
 # Each cell: best of 5 runs (wall time), peak RSS the largest of the 5; runs compared alternate.
-# Usage: benches/normalize.sh            (prints a Markdown table)
+# Usage: benches/normalize.sh            (prints a Markdown table; DEDUST=path/to/dedust to
+#        measure another binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 links=../shared/datasets/urls/page-links.txt
 [ -f "$links" ] || { echo "needs $links" >&2; exit 1; }
-cargo build --release --quiet
-bin=$PWD/target/release/dedust
+bin="${DEDUST:-}"
+[ -n "$bin" ] || { cargo build --release --quiet; bin=$PWD/target/release/dedust; }
 tmp=${TMPDIR:-/tmp}/dedust-bench-normalize
 mkdir -p "$tmp"
 big=$tmp/links-10m.txt
