@@ -109,30 +109,22 @@ impl Normalizer {
         py: Python<'py>,
         urls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let list = own_list(urls)?;
+        let list = own_items(urls)?;
         let n = list.len();
         let chunks = n.div_ceil(MANY_CHUNK);
         let engine = &self.engine;
         // The answers go straight into a list of the right length (no `Vec` of objects turned
-        // into a list afterwards).
-        // SAFETY: `PyList_New` returns a new reference (or null with an exception set), owned
-        // by `out` from here on; its items are null until set below, which `list_dealloc` allows
-        // if an error drops it early.
-        let out = unsafe {
-            Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?
-                .cast_into_unchecked::<PyList>()
-        };
+        // into a list afterwards). It holds `None`s until then, never null items: Python code in
+        // another thread may reach it (`gc.get_objects()`) while the GIL is released.
+        let out = PyList::new(py, (0..n).map(|_| py.None()))?;
         // Item `i` of `out`: the new string when the engine changed URL `i`, else URL `i` itself.
         let emit = |c: usize, part: &Changed| -> PyResult<()> {
             for (k, o) in part.iter().enumerate() {
                 let i = c * MANY_CHUNK + k;
-                let item = match o {
-                    Some(o) => PyString::new(py, o).into_any(),
-                    None => list.get_item(i)?,
-                };
-                // SAFETY: `i < n`, the length `out` was made with; `PyList_SetItem` takes over
-                // the reference `into_ptr` gives up (and cannot fail for an index in range).
-                unsafe { ffi::PyList_SetItem(out.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
+                match o {
+                    Some(o) => out.set_item(i, PyString::new(py, o))?,
+                    None => out.set_item(i, &list[i])?,
+                }
             }
             Ok(())
         };
@@ -246,27 +238,28 @@ impl Normalizer {
     }
 }
 
-/// A new list of the items of `urls` (a list, or another sequence but a `str`): the call's own
-/// references, which keep every string alive, and the list as it was, while workers read the
-/// strings without the GIL (another thread may change the caller's list meanwhile).
-fn own_list<'py>(urls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+/// The items of `urls` (a list, or another sequence but a `str`), held by the call itself:
+/// references no Python code can reach, which keep every string alive while workers read the
+/// strings without the GIL (another thread may change the caller's list meanwhile, or find a
+/// Python list of ours through `gc.get_objects()`).
+fn own_items<'py>(urls: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if urls.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "normalize_many takes a list of str, not a str",
         ));
     }
-    match urls.cast::<PyList>() {
-        Ok(l) => Ok(l.get_slice(0, l.len())),
-        Err(_) => urls
-            .cast::<PySequence>()
-            .map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "normalize_many takes a list of str, got {}",
-                    type_name(urls)
-                ))
-            })?
-            .to_list(),
+    if let Ok(l) = urls.cast::<PyList>() {
+        return Ok(l.iter().collect());
     }
+    urls.cast::<PySequence>()
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "normalize_many takes a list of str, got {}",
+                type_name(urls)
+            ))
+        })?
+        .try_iter()?
+        .collect()
 }
 
 /// The name of `x`'s type, for messages.
@@ -279,24 +272,20 @@ fn type_name(x: &Bound<'_, PyAny>) -> String {
 /// The text of items `lo..hi` of `list`, each a `str` (a `TypeError` names the first that is
 /// not); a string without a UTF-8 form (a lone surrogate) reads as `""`, a line the engine
 /// passes through, so it is answered with itself.
-fn str_range<'a>(list: &'a Bound<'_, PyList>, lo: usize, hi: usize) -> PyResult<Vec<&'a str>> {
+fn str_range<'a>(list: &'a [Bound<'_, PyAny>], lo: usize, hi: usize) -> PyResult<Vec<&'a str>> {
     let mut out = Vec::with_capacity(hi - lo);
-    for i in lo..hi {
-        // SAFETY: `i` is in range (the list is the call's own and never changes length); the
-        // reference returned is borrowed from `list`, which keeps the item alive for `'a`.
-        let item = unsafe { ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t) };
-        // SAFETY: `item` is a valid object (non-null: `i` is in range).
-        if unsafe { ffi::PyUnicode_Check(item) } == 0 {
-            let item = list.get_item(i)?;
+    for (i, x) in list.iter().enumerate().take(hi).skip(lo) {
+        if !x.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(format!(
                 "normalize_many: item {i} is {}, not str",
-                type_name(&item)
+                type_name(x)
             )));
         }
         let mut len: ffi::Py_ssize_t = 0;
-        // SAFETY: `item` is a `str`; the UTF-8 buffer this returns is cached in the string
-        // object and lives as long as it does (`'a`, through `list`); `str` is immutable.
-        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut len) };
+        // SAFETY: `x` is a `str`; the UTF-8 buffer this returns is cached in the string object
+        // and lives as long as it does: `'a`, through the reference `list` holds (no Python code
+        // can reach it); a `str` never changes.
+        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(x.as_ptr(), &mut len) };
         out.push(if p.is_null() {
             // No UTF-8 form: the exception it set is not ours to raise.
             // SAFETY: an exception is set (the call failed); clearing it is always allowed.

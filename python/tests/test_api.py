@@ -173,3 +173,33 @@ def test_learn_rejects_bad_input():
         dedust.learn([], min_support=0)
     # Nothing to learn from: an empty rule file, not an error.
     assert json.loads(dedust.learn([]))["rules"] == []
+
+
+def test_batch_lists_never_show_null_items_to_other_threads():
+    # While normalize_many waits without the GIL, another thread may reach the list it is filling
+    # (gc.get_objects()); iterating a list with an unset item would crash the interpreter.
+    import gc
+    import threading
+
+    n = dedust.Normalizer.from_file(DEMO)
+    size = 12345
+    urls = [f"http://WWW.Example.com/a/{i}?b=1&a=2" for i in range(size)]
+    stop = threading.Event()
+
+    def spy():
+        while not stop.is_set():
+            for o in gc.get_objects():
+                if type(o) is list and len(o) == size and o is not urls:
+                    for _ in o:
+                        pass
+
+    t = threading.Thread(target=spy)
+    t.start()
+    try:
+        for _ in range(40):
+            out = n.normalize_many(urls)
+    finally:
+        stop.set()
+        t.join()
+    assert out[0] == "http://example.com/a/0?a=2&b=1" and len(out) == size
+

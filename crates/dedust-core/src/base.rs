@@ -544,8 +544,9 @@ fn push_query(out: &mut String, q: &str, keep_order: bool) {
         n += 1;
     }
     if many {
-        let text = out.split_off(start);
-        out.push_str(&normalize_query(&text, keep_order));
+        // From `q`: escaping twice is not escaping once (`%b%41` → `%bA` → `%BA`).
+        out.truncate(start);
+        out.push_str(&normalize_query(q, keep_order));
         return;
     }
     let pairs = &mut arr[..n];
@@ -648,6 +649,9 @@ mod tests {
     #[test]
     fn push_query_is_normalize_query() {
         let many_pct: String = (0..40).rev().map(|i| format!("p{i:02}=%7e{i}&")).collect();
+        // Over 32 pairs (the slow path) with an escape a decoded one would complete.
+        let many_twice: String =
+            (0..40).map(|i| format!("a{i:02}=1&")).collect::<String>() + "k=%b%41";
         let many: String = (0..40).map(|i| format!("p{i:02}=x&")).collect();
         let cases = [
             "a=%7e&b=%zz",
@@ -661,9 +665,11 @@ mod tests {
             "x=%E2%82%AC&y=é%41",
             "%",
             "%%41",
+            "%b%41",
             "a=1&a=%7e",
             "",
             many_pct.as_str(),
+            many_twice.as_str(),
             many.as_str(),
         ];
         for q in cases {
