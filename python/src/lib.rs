@@ -109,22 +109,32 @@ impl Normalizer {
         py: Python<'py>,
         urls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let list = own_items(urls)?;
+        let list = Hidden::new(own_list(urls)?);
         let n = list.len();
         let chunks = n.div_ceil(MANY_CHUNK);
         let engine = &self.engine;
         // The answers go straight into a list of the right length (no `Vec` of objects turned
-        // into a list afterwards). It holds `None`s until then, never null items: Python code in
-        // another thread may reach it (`gc.get_objects()`) while the GIL is released.
-        let out = PyList::new(py, (0..n).map(|_| py.None()))?;
+        // into a list afterwards), hidden from the garbage collector until every item is set:
+        // Python code in another thread, running while the GIL is released, must not find a list
+        // with unset items through `gc.get_objects()`.
+        // SAFETY: `PyList_New` returns a new reference (or null with an exception set), owned
+        // by `out` from here on; its items are null until set below, which `list_dealloc` allows
+        // if an error drops it early.
+        let out = Hidden::new(unsafe {
+            Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?
+                .cast_into_unchecked::<PyList>()
+        });
         // Item `i` of `out`: the new string when the engine changed URL `i`, else URL `i` itself.
         let emit = |c: usize, part: &Changed| -> PyResult<()> {
             for (k, o) in part.iter().enumerate() {
                 let i = c * MANY_CHUNK + k;
-                match o {
-                    Some(o) => out.set_item(i, PyString::new(py, o))?,
-                    None => out.set_item(i, &list[i])?,
-                }
+                let item = match o {
+                    Some(o) => PyString::new(py, o).into_any(),
+                    None => list.get_item(i)?,
+                };
+                // SAFETY: `i < n`, the length `out` was made with; `PyList_SetItem` takes over
+                // the reference `into_ptr` gives up (and cannot fail for an index in range).
+                unsafe { ffi::PyList_SetItem(out.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
             }
             Ok(())
         };
@@ -133,7 +143,7 @@ impl Normalizer {
             let strs = str_range(&list, 0, n)?;
             let part = py.detach(|| dedust_core::normalize_many_changed(engine, &strs, 1));
             emit(0, &part)?;
-            return Ok(out);
+            return Ok(out.show());
         }
         // Units go to the workers as soon as their strings are read (reading them is the one
         // step that needs this thread and the GIL before any work can start); answers are turned
@@ -194,7 +204,7 @@ impl Normalizer {
             }
             Ok(())
         })?;
-        Ok(out)
+        Ok(out.show())
     }
 
     /// `(canonical, rule id)`: the id of the rule that last changed the URL, or `None` when no
@@ -238,28 +248,58 @@ impl Normalizer {
     }
 }
 
-/// The items of `urls` (a list, or another sequence but a `str`), held by the call itself:
-/// references no Python code can reach, which keep every string alive while workers read the
-/// strings without the GIL (another thread may change the caller's list meanwhile, or find a
-/// Python list of ours through `gc.get_objects()`).
-fn own_items<'py>(urls: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+/// A new list of the items of `urls` (a list, or another sequence but a `str`): the call's own
+/// references, which keep every string alive, and the list as it was, while workers read the
+/// strings without the GIL (another thread may change the caller's list meanwhile; it cannot
+/// find this one once it is [`Hidden`]).
+fn own_list<'py>(urls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
     if urls.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "normalize_many takes a list of str, not a str",
         ));
     }
-    if let Ok(l) = urls.cast::<PyList>() {
-        return Ok(l.iter().collect());
+    match urls.cast::<PyList>() {
+        Ok(l) => Ok(l.get_slice(0, l.len())),
+        Err(_) => urls
+            .cast::<PySequence>()
+            .map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "normalize_many takes a list of str, got {}",
+                    type_name(urls)
+                ))
+            })?
+            .to_list(),
     }
-    urls.cast::<PySequence>()
-        .map_err(|_| {
-            PyTypeError::new_err(format!(
-                "normalize_many takes a list of str, got {}",
-                type_name(urls)
-            ))
-        })?
-        .try_iter()?
-        .collect()
+}
+
+/// A list this call made, out of the garbage collector's lists (`gc.get_objects()`,
+/// `gc.get_referrers()`), so no Python code can reach it while the call releases the GIL: not
+/// to change the strings it holds (workers read them), not to see items not yet set.
+struct Hidden<'py>(Bound<'py, PyList>);
+
+impl<'py> Hidden<'py> {
+    /// `list` must be new, made by this call and not yet handed to any Python code.
+    fn new(list: Bound<'py, PyList>) -> Hidden<'py> {
+        // SAFETY: `list` is a live list (a GC-tracked container); untracking it only takes it
+        // off the collector's lists (it holds strings only: no cycle to collect), and its
+        // deallocation accepts an untracked list.
+        unsafe { ffi::PyObject_GC_UnTrack(list.as_ptr().cast()) };
+        Hidden(list)
+    }
+
+    /// The list, tracked again: every item is set (the caller's word), so Python may see it.
+    fn show(self) -> Bound<'py, PyList> {
+        // SAFETY: `new` untracked it and nothing tracked it since (no Python code could reach it).
+        unsafe { ffi::PyObject_GC_Track(self.0.as_ptr().cast()) };
+        self.0
+    }
+}
+
+impl<'py> std::ops::Deref for Hidden<'py> {
+    type Target = Bound<'py, PyList>;
+    fn deref(&self) -> &Bound<'py, PyList> {
+        &self.0
+    }
 }
 
 /// The name of `x`'s type, for messages.
@@ -272,20 +312,24 @@ fn type_name(x: &Bound<'_, PyAny>) -> String {
 /// The text of items `lo..hi` of `list`, each a `str` (a `TypeError` names the first that is
 /// not); a string without a UTF-8 form (a lone surrogate) reads as `""`, a line the engine
 /// passes through, so it is answered with itself.
-fn str_range<'a>(list: &'a [Bound<'_, PyAny>], lo: usize, hi: usize) -> PyResult<Vec<&'a str>> {
+fn str_range<'a>(list: &'a Bound<'_, PyList>, lo: usize, hi: usize) -> PyResult<Vec<&'a str>> {
     let mut out = Vec::with_capacity(hi - lo);
-    for (i, x) in list.iter().enumerate().take(hi).skip(lo) {
-        if !x.is_instance_of::<PyString>() {
+    for i in lo..hi {
+        // SAFETY: `i` is in range (the list is the call's own, hidden, and never changes); the
+        // reference returned is borrowed from `list`, which keeps the item alive for `'a`.
+        let x = unsafe { ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t) };
+        // SAFETY: `x` is a valid object (non-null: `i` is in range).
+        if unsafe { ffi::PyUnicode_Check(x) } == 0 {
             return Err(PyTypeError::new_err(format!(
                 "normalize_many: item {i} is {}, not str",
-                type_name(x)
+                type_name(&list.get_item(i)?)
             )));
         }
         let mut len: ffi::Py_ssize_t = 0;
         // SAFETY: `x` is a `str`; the UTF-8 buffer this returns is cached in the string object
         // and lives as long as it does: `'a`, through the reference `list` holds (no Python code
         // can reach it); a `str` never changes.
-        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(x.as_ptr(), &mut len) };
+        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(x, &mut len) };
         out.push(if p.is_null() {
             // No UTF-8 form: the exception it set is not ours to raise.
             // SAFETY: an exception is set (the call failed); clearing it is always allowed.
