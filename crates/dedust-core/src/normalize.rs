@@ -1238,19 +1238,13 @@ fn apply_parts(rule: &Rule, url: &str, p: &UrlParts<'_>) -> Option<(String, Opti
         }
     }
     // Where the parts lie, when only the query may differ from the input's form: scheme, host
-    // and path as they were (a rule file's literals could hold any byte; checked below; a host
-    // with `:` may split differently once rebuilt, see `build`).
+    // and path as they were (a rule file's literals could hold any byte; checked below).
     let path_end = out.len();
-    let same_prefix =
-        o.scheme.is_none() && o.host.is_none() && o.path.is_none() && !p.host.contains(':');
+    let same_prefix = o.scheme.is_none() && o.host.is_none() && o.path.is_none();
     let at = |out: &str| {
-        (same_prefix && memchr::memchr(b'#', &out.as_bytes()[path_end..]).is_none()).then(|| {
-            PartsAt::of(
-                p.scheme.len(),
-                host_end - p.scheme.len() - 3,
-                path_end - host_end,
-            )
-        })
+        (same_prefix && memchr::memchr(b'#', &out.as_bytes()[path_end..]).is_none())
+            .then(|| PartsAt::rebuilt(p.scheme, p.host, path_end - host_end))
+            .flatten()
     };
     let query: Vec<Param> = match &o.query {
         None => match p.query {
@@ -1306,11 +1300,7 @@ fn apply_parts(rule: &Rule, url: &str, p: &UrlParts<'_>) -> Option<(String, Opti
 
 /// `scheme://host` and the path pieces, then `?query` when there is one: one allocation of the
 /// exact size, and where the parts lie (cheaper than `format!` on this path: conventions run on
-/// every URL).
-///
-/// The parts are known only for a host without `:`: a host [`split_url`] found with one (`[::1]`,
-/// or `h.org:8` before an empty port) may split differently once rebuilt (`h.org:8` is then a
-/// host and a port).
+/// every URL). The parts are known for a host without `:` only ([`PartsAt::rebuilt`]).
 fn build(
     scheme: &str,
     host: &str,
@@ -1330,8 +1320,7 @@ fn build(
         s.push('?');
         s.push_str(q);
     }
-    let at = (!host.contains(':')).then(|| PartsAt::of(scheme.len(), host.len(), path_len));
-    (s, at)
+    (s, PartsAt::rebuilt(scheme, host, path_len))
 }
 
 /// Apply a URL convention to a URL without port, user info or fragment; `None` when it does not

@@ -146,8 +146,16 @@ pub(crate) struct PartsAt {
 }
 
 impl PartsAt {
+    /// The offsets of `scheme://host/path?query` built from a scheme and a host [`split_url`]
+    /// found and a path of `path` bytes (no port, user info or fragment); `None` for a host with
+    /// `:` (`[::1]`, or `h.org:8` before an empty port), which may split differently once
+    /// rebuilt (`h.org:8` is then a host and a port).
+    pub(crate) fn rebuilt(scheme: &str, host: &str, path: usize) -> Option<PartsAt> {
+        (!host.contains(':')).then(|| PartsAt::of(scheme.len(), host.len(), path))
+    }
+
     /// The offsets of `scheme://host/path?query` built from pieces of these lengths (no port).
-    pub(crate) fn of(scheme: usize, host: usize, path: usize) -> PartsAt {
+    fn of(scheme: usize, host: usize, path: usize) -> PartsAt {
         let host_end = scheme + 3 + host;
         PartsAt {
             scheme_end: scheme,
