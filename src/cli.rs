@@ -142,6 +142,7 @@ impl ValidateFlags {
             min_collapse: self.min_collapse,
             family_weight: self.family_weight,
             fpr_bound: self.fpr_bound,
+            priors: self.priors,
         }
     }
 
@@ -222,6 +223,12 @@ pub struct ValidateFlags {
     /// of fp / support (stricter on small support).
     #[arg(long)]
     pub fpr_bound: bool,
+    /// Keep `http` ≡ `https`, `www.` ≡ bare host and the trailing slash as dedup keys on every
+    /// host unless the data refutes them, even with too little evidence to learn them (what the
+    /// web-archive key, SURT, folds everywhere): for small crawls, whose few sites cannot show
+    /// these conventions on `--min-sites` sites
+    #[arg(long)]
+    pub priors: bool,
 }
 
 #[derive(Subcommand, Debug)]

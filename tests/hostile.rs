@@ -94,6 +94,14 @@ fn the_hostile_file_set_is_handled() {
     let victim = "https://www.victim.com/a/3";
     let out = normalize_with(&rules, &[victim, "https://www.victim.com/new/page"]);
     assert_eq!(out, [victim, "https://www.victim.com/new/page"]);
+    // With `--priors` the key folds `www.` on every host, never across registrable domains.
+    let args = ["learn", &d("hij.cdxj"), "--priors", "-o", &rules];
+    check(&measured(&args), &args, 0, "learned per site", 200);
+    let out = normalize_with(&rules, &[victim, "https://www.victim.com/new/page"]);
+    assert_eq!(
+        out,
+        ["https://victim.com/a/3", "https://victim.com/new/page"]
+    );
 
     // A 43-byte WARC claiming 100 GB: a clear error, no abort.
     for cmd in [

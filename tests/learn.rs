@@ -566,3 +566,54 @@ fn a_file_that_holds_no_clusters_gets_a_hint() {
         assert!(stderr(&o).contains("-:1:"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn priors_fold_scheme_www_and_slash_on_hosts_never_seen() {
+    // One http site and a session id: no evidence about any convention. `--priors` makes the
+    // conventions SURT folds dedup keys anyway (written in the file's `validation`); without
+    // it nothing changes a host never seen.
+    let t = TempDir::new("learn-priors");
+    let p = t.write(
+        "one.tsv",
+        b"cluster\turl\nx\thttp://h.org/a?t=1\nx\thttp://h.org/a?t=1&s=9f8e7d61\ny\thttp://h.org/a?t=2\ny\thttp://h.org/a?t=2&s=0a1b2c32\n",
+    );
+    let urls = [
+        "http://www.new.org/x/",
+        "https://new.org/x",
+        "http://h.org/a?t=9&s=ab12cd34",
+    ];
+    let cases: [(&[&str], bool, [&str; 3]); 2] = [
+        (
+            &["--priors"],
+            true,
+            [
+                "https://new.org/x",
+                "https://new.org/x",
+                "https://h.org/a?t=9",
+            ],
+        ),
+        (&[], false, [urls[0], urls[1], "http://h.org/a?t=9"]),
+    ];
+    for (flags, priors, want) in cases {
+        let rules = t.path("r.json");
+        let mut args = vec!["learn", &p, "-o", &rules];
+        args.extend(flags);
+        let o = dedust(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&rules).unwrap()).unwrap();
+        assert_eq!(
+            file["validation"]["priors"].as_bool().unwrap_or(false),
+            priors
+        );
+        assert_eq!(normalize_with(&rules, &urls), want, "{flags:?}");
+    }
+    // Unvalidated, nothing could refute them: refused.
+    let o = dedust(&["learn", &p, "--priors", "--no-validate"], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--priors needs validation"),
+        "{}",
+        stderr(&o)
+    );
+}

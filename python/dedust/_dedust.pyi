@@ -37,6 +37,8 @@ def learn(
     keep_fragment: bool = False,
     keep_query_order: bool = False,
     allow_cross_site: bool = False,
+    priors: bool = False,
 ) -> str:
     """Learn a rule file (JSON text) from duplicate clusters, as ``dedust learn`` does:
-    ``{cluster: [urls]}`` or ``(cluster, url)`` pairs. Runs without the GIL."""
+    ``{cluster: [urls]}`` or ``(cluster, url)`` pairs. Runs without the GIL.
+    ``priors=True`` is ``--priors``."""

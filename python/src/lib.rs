@@ -378,7 +378,8 @@ fn rows_of(clusters: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
 #[pyfunction]
 #[pyo3(signature = (
     clusters, *, validate = true, min_support = 2, max_fpr = 0.15, min_sites = 2,
-    min_collapse = 10, keep_fragment = false, keep_query_order = false, allow_cross_site = false
+    min_collapse = 10, keep_fragment = false, keep_query_order = false, allow_cross_site = false,
+    priors = false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn learn(
@@ -392,11 +393,17 @@ fn learn(
     keep_fragment: bool,
     keep_query_order: bool,
     allow_cross_site: bool,
+    priors: bool,
 ) -> PyResult<String> {
     if !(0.0..=1.0).contains(&max_fpr) {
         return Err(PyValueError::new_err(format!(
             "max_fpr must be a share between 0 and 1, got {max_fpr}"
         )));
+    }
+    if priors && !validate {
+        return Err(PyValueError::new_err(
+            "priors need validation (the data may refute them): pass validate=True",
+        ));
     }
     if min_support == 0 || min_sites == 0 || min_collapse == 0 {
         return Err(PyValueError::new_err(
@@ -419,6 +426,7 @@ fn learn(
             max_fpr,
             min_sites,
             min_collapse,
+            priors,
             ..Default::default()
         }),
         ..Default::default()

@@ -171,8 +171,23 @@ def test_learn_rejects_bad_input():
         dedust.learn([], max_fpr=2.0)
     with pytest.raises(ValueError, match="min_support"):
         dedust.learn([], min_support=0)
+    with pytest.raises(ValueError, match="priors need validation"):
+        dedust.learn([], validate=False, priors=True)
     # Nothing to learn from: an empty rule file, not an error.
     assert json.loads(dedust.learn([]))["rules"] == []
+
+
+def test_learn_priors_as_the_cli(tmp_path):
+    # One http site: with priors=True (`--priors`) scheme, `www.` and trailing slash are dedup
+    # keys on a host never seen; without, that host is left alone.
+    one = {"x": ["http://h.org/a?t=1", "http://h.org/a?t=1&s=9f8e7d61"],
+           "y": ["http://h.org/a?t=2", "http://h.org/a?t=2&s=0a1b2c32"]}
+    for priors, want in [(True, "https://new.org/x"), (False, "http://www.new.org/x/")]:
+        text = dedust.learn(one, priors=priors)
+        assert json.loads(text)["validation"].get("priors", False) is priors
+        path = tmp_path / f"priors-{priors}.json"
+        path.write_text(text)
+        assert dedust.Normalizer.from_file(path).normalize("http://www.new.org/x/") == want
 
 
 def test_batch_lists_never_show_null_items_to_other_threads():

@@ -15,6 +15,10 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             "--cross-host-candidates and --cross-host-decided need validation: drop --no-validate"
         );
     }
+    if a.no_validate && a.validate.priors {
+        // Unvalidated, no cross-host rule is kept: priors would be kept unseen and unchecked.
+        anyhow::bail!("--priors needs validation (the data may refute them): drop --no-validate");
+    }
     // Cross-host candidates from other shards (evidence and scope-`*` rules), and the decided
     // tier, itself validated here too.
     let global = |f: &dedust::RuleFile| -> Vec<dedust::Rule> {

@@ -27,11 +27,44 @@ pub struct ValidateOptions {
     /// Judge by the one-sided 95 % Clopper–Pearson upper bound of the fp rate instead of the
     /// ratio (before shrinking toward the family).
     pub fpr_bound: bool,
+    /// Keep the [`PRIORS`] (`http` ≡ `https`, `www.`, trailing slash) as dedup keys unless the
+    /// data refutes them, whatever their support and sites (see [`verdict`]; `--priors`, for
+    /// small crawls).
+    pub priors: bool,
+}
+
+/// The conventions [`ValidateOptions::priors`] keeps unless refuted: the ones the web-archive
+/// key (SURT) folds on every host — `http` ≡ `https`, `www.h` ≡ `h`, `/a/b/` ≡ `/a/b`. Servers
+/// answer both spellings alike so often that a learner with no evidence on them (a small crawl,
+/// a few sites) need not do worse than that key; evidence still decides where there is some: a
+/// data set where they merge different content rejects them, and a site where they do is
+/// excepted. Off by default (every rule then needs its evidence, `--min-sites` sites for a
+/// cross-host one). Dedup keys only: the crawler exports make a cross-host rule a fetch rewrite
+/// on the hosts whose URLs attest it, so a prior nobody attested rewrites nothing.
+pub const PRIORS: [crate::model::Convention; 3] = [
+    crate::model::Convention::Https,
+    crate::model::Convention::StripWww,
+    crate::model::Convention::TrailingSlash,
+];
+
+/// Whether `r` is the cross-host rule of one of the [`PRIORS`].
+///
+/// ```
+/// use dedust_core::__private::judge::is_prior;
+/// use dedust_core::{convention_rule, Convention};
+/// assert!(is_prior(&convention_rule(Convention::StripWww)));
+/// assert!(!is_prior(&convention_rule(Convention::DefaultDoc("index.html".into()))));
+/// ```
+pub fn is_prior(r: &Rule) -> bool {
+    r.is_global()
+        && r.kind == RuleKind::Convention
+        && r.convention.as_ref().is_some_and(|c| PRIORS.contains(c))
 }
 
 impl Default for ValidateOptions {
     /// `min_support = 2`, `max_fpr = 0.15`, `min_sites = 2`, `min_collapse = 10`,
-    /// `family_weight = 10`, `fpr_bound = false` (see README, "Choosing the thresholds").
+    /// `family_weight = 10`, `fpr_bound = false`, `priors = false` (see README, "Choosing the
+    /// thresholds").
     fn default() -> Self {
         ValidateOptions {
             min_support: 2,
@@ -40,6 +73,7 @@ impl Default for ValidateOptions {
             min_collapse: 10,
             family_weight: 10.0,
             fpr_bound: false,
+            priors: false,
         }
     }
 }
@@ -190,7 +224,10 @@ fn shape(r: &Rule) -> Option<(bool, bool)> {
 /// Judge a rule whose `support`, `fp` (and, cross-host, `sites`) are set; `family` is the pooled
 /// `(support, fp)` of its many → one family, if it has one ([`collapse_family`]); `pooled_sites`
 /// the registrable domains its site family holds on ([`family_sites`]), when it has one: a
-/// cross-host rule needs `min_sites` of its own or of its family.
+/// cross-host rule needs `min_sites` of its own or of its family. With
+/// [`ValidateOptions::priors`], one of the [`PRIORS`] needs no support and no sites: it is kept
+/// unless its own ratio `fp / support` is over `max_fpr` (the ratio, not a bound: a prior's
+/// evidence is read against the prior, and one clean merge must not count against it).
 #[doc(hidden)]
 pub fn verdict(
     r: &Rule,
@@ -199,6 +236,13 @@ pub fn verdict(
     pooled_sites: Option<usize>,
 ) -> Verdict {
     let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
+    if opts.priors && is_prior(r) {
+        return if rounded_fpr(sup, fp) > opts.max_fpr {
+            Verdict::HighFpr
+        } else {
+            Verdict::Keep
+        };
+    }
     let sites = r.sites.max(pooled_sites.filter(|_| r.sites > Some(0)));
     if sup < opts.min_support || sup == 0 || (r.is_global() && sites < Some(opts.min_sites)) {
         Verdict::LowSupport

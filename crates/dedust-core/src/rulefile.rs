@@ -84,6 +84,9 @@ pub struct ValidationSettings {
     /// `--fpr-bound`.
     #[serde(default)]
     pub fpr_bound: bool,
+    /// `--priors`: the [`PRIORS`](crate::judge::PRIORS) kept unless refuted (absent: off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub priors: bool,
 }
 
 impl ValidationSettings {
@@ -96,6 +99,7 @@ impl ValidationSettings {
             min_collapse: self.min_collapse,
             family_weight: self.family_weight,
             fpr_bound: self.fpr_bound,
+            priors: self.priors,
         }
     }
 }
@@ -109,6 +113,7 @@ impl From<&crate::judge::ValidateOptions> for ValidationSettings {
             min_collapse: o.min_collapse,
             family_weight: o.family_weight,
             fpr_bound: o.fpr_bound,
+            priors: o.priors,
         }
     }
 }

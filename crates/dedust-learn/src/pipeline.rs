@@ -145,8 +145,11 @@ fn finish(
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
     cands.extend(cfg.declared.iter().cloned());
-    if cfg.validate.is_some() {
+    if let Some(v) = &cfg.validate {
         add_foreign(&mut cands, &cfg.cross_host_candidates);
+        if v.priors {
+            add_priors(&mut cands);
+        }
     }
     let candidates = cands.len();
     let base = BaseSettings {
@@ -267,6 +270,34 @@ pub fn add_foreign(cands: &mut Vec<Rule>, foreign: &[Rule]) {
                 domains: r.domains.map(|_| 0),
                 ..r.clone()
             });
+        }
+    }
+}
+
+/// Add the conventions kept unless refuted ([`dedust_core::__private::judge::PRIORS`]) to the
+/// candidates, each unless the input learned it (its own copy, with its learning counts, stays):
+/// validation counts their merges on the input like any candidate's, so the data can still
+/// refute them, and a prior with no merges at all enters the rule file with support 0.
+///
+/// ```
+/// use dedust_learn::{learn, Cluster, LearnConfig, ValidateOptions};
+/// // One site, no `www.` pair in sight: with priors the `www.` convention is still a dedup key.
+/// let c = Cluster { id: "a".into(), urls: vec!["https://a.org/x?s=1".into(), "https://a.org/x".into()] };
+/// let www = |priors| {
+///     let v = ValidateOptions { priors, ..Default::default() };
+///     let out = learn(&[c.clone()], &LearnConfig { validate: Some(v), ..Default::default() }, &|_, _, _| {});
+///     out.file.rules.iter().any(|r| r.pattern == "*://www.*{/path}{?query}")
+/// };
+/// assert!(www(true) && !www(false));
+/// ```
+///
+/// # Complexity
+/// `O(C)` for `C` candidates.
+pub fn add_priors(cands: &mut Vec<Rule>) {
+    for c in dedust_core::__private::judge::PRIORS {
+        let r = crate::rules::convention_rule(c);
+        if !cands.iter().any(|x| x.id == r.id) {
+            cands.push(r);
         }
     }
 }

@@ -2817,6 +2817,106 @@ mod tests {
         assert_ne!(key("http://z.net/p.php?u=3"), key("http://z.net/p.php?u=4"));
     }
 
+    /// `--priors`: `http` ≡ `https`, `www.` and the trailing slash are dedup keys on a host
+    /// never seen even when the crawl is one site that shows none of them; data that shows them
+    /// merging different content rejects them (or excepts the one site where they do); off,
+    /// nothing is kept without evidence.
+    #[test]
+    fn priors_hold_without_evidence_and_fall_to_refuting_data() {
+        use crate::rules::Convention as C;
+        // One site, a session id only: nothing about the conventions.
+        let one = on_sites(&["a"], 4, |h, i| {
+            vec![
+                format!("http://{h}.org/t?t={i}"),
+                format!("http://{h}.org/t?t={i}&sid=9f{i}e7d6c5"),
+            ]
+        });
+        // `www.h/x` and `h/x` are different pages on three sites (two apps on one domain).
+        let refuted = on_sites(&["a", "b", "c"], 4, |h, i| {
+            vec![format!("http://{h}.org/p/{i}")]
+        })
+        .into_iter()
+        .chain(
+            on_sites(&["a", "b", "c"], 4, |h, i| {
+                vec![format!("http://www.{h}.org/p/{i}")]
+            })
+            .into_iter()
+            .map(|mut c| {
+                c.id += "w";
+                c
+            }),
+        )
+        .collect::<Vec<_>>();
+        // Nine sites where `www.` is the same page, one (`j`) where it is not.
+        let mut one_off = on_sites(&["a", "b", "c", "d", "e", "f", "g", "h", "i"], 2, |h, i| {
+            vec![
+                format!("http://{h}.org/p/{i}"),
+                format!("http://www.{h}.org/p/{i}"),
+            ]
+        });
+        one_off.extend(on_sites(&["j"], 2, |h, i| {
+            vec![format!("http://{h}.org/p/{i}")]
+        }));
+        one_off.extend(on_sites(&["jw"], 2, |_, i| {
+            vec![format!("http://www.j.org/p/{i}")]
+        }));
+        let www = C::StripWww;
+        // (clusters, priors, convention, kept, its exceptions)
+        type Case<'a> = (&'a [Cluster], bool, C, bool, &'a [&'a str]);
+        let cases: Vec<Case> = vec![
+            (&one, true, www.clone(), true, &[]),
+            (&one, true, C::Https, true, &[]),
+            (&one, true, C::TrailingSlash, true, &[]),
+            (&one, false, www.clone(), false, &[]),
+            (&one, false, C::Https, false, &[]),
+            (&refuted, true, www.clone(), false, &[]),
+            (&refuted, false, www.clone(), false, &[]),
+            (&one_off, true, www.clone(), true, &["j.org"]),
+            (&one_off, false, www.clone(), true, &["j.org"]),
+        ];
+        for (clusters, priors, conv, kept, except) in cases {
+            let cfg = crate::LearnConfig {
+                validate: Some(ValidateOptions {
+                    priors,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            let out = crate::learn(clusters, &cfg, &|_, _, _| {});
+            let rule = out
+                .file
+                .rules
+                .iter()
+                .find(|r| r.is_global() && r.convention.as_ref() == Some(&conv));
+            let what = format!("{conv:?} priors={priors} on {} clusters", clusters.len());
+            assert_eq!(rule.is_some(), kept, "{what}");
+            if let Some(r) = rule {
+                assert_eq!(r.except, except, "{what}");
+            }
+            assert_eq!(out.file.validation.unwrap().priors, priors, "{what}");
+        }
+        // What the one-site crawl's priors do on a host never seen (its `sid` drop stays on
+        // its own host: one site is no cross-host evidence).
+        let cfg = crate::LearnConfig {
+            validate: Some(ValidateOptions {
+                priors: true,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let n = crate::Normalizer::new(
+            crate::learn(&one, &cfg, &|_, _, _| {}).file.rules,
+            Some(BaseOptions::default()),
+        );
+        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
+        assert_eq!(
+            key("http://www.z.net/doc/?sid=77aa"),
+            "https://z.net/doc?sid=77aa"
+        );
+        assert_eq!(key("http://a.org/t?sid=77aa&t=1"), "https://a.org/t?t=1");
+        assert_eq!(key("https://z.net/"), "https://z.net/");
+    }
+
     #[test]
     fn java_session_path_parameters_seen_on_two_sites_merge_on_a_site_never_seen() {
         // Servlet containers write the session into the path (`item.do;jsessionid=…`): seen on
