@@ -2865,7 +2865,8 @@ mod tests {
         type Case<'a> = (&'a [Cluster], bool, C, bool, &'a [&'a str]);
         let cases: Vec<Case> = vec![
             (&one, true, www.clone(), true, &[]),
-            (&one, true, C::Https, true, &[]),
+            // Its session-id rule is bound to `http`: the `https` prior is excepted there.
+            (&one, true, C::Https, true, &["a.org"]),
             (&one, true, C::TrailingSlash, true, &[]),
             (&one, false, www.clone(), false, &[]),
             (&one, false, C::Https, false, &[]),
@@ -2913,8 +2914,57 @@ mod tests {
             key("http://www.z.net/doc/?sid=77aa"),
             "https://z.net/doc?sid=77aa"
         );
-        assert_eq!(key("http://a.org/t?sid=77aa&t=1"), "https://a.org/t?t=1");
+        assert_eq!(key("http://a.org/t?sid=77aa&t=1"), "http://a.org/t?t=1");
+        assert_eq!(
+            key("http://www.a.org/t/?sid=77aa&t=1"),
+            "http://a.org/t?t=1"
+        );
         assert_eq!(key("https://z.net/"), "https://z.net/");
+        // Two `http`-only sites whose session-id rules are bound to `http` (and whose `www.` is
+        // learned from them): the `https` prior is excepted there, so a `www.` spelling still
+        // meets the host's rule and shares the bare URL's key.
+        let mut bound = Vec::new();
+        for (h, p) in [("a", "sid"), ("b", "sess")] {
+            bound.extend(on_sites(&[h], 5, |h, i| {
+                vec![
+                    format!("http://{h}.org/t?t={i}"),
+                    format!("http://{h}.org/t?t={i}&{p}=9f{i}e7d6c5"),
+                ]
+            }));
+            bound.extend(on_sites(&[h], 5, |h, i| {
+                vec![
+                    format!("http://{h}.org/p/{i}"),
+                    format!("http://www.{h}.org/p/{i}"),
+                ]
+            }));
+        }
+        for c in bound.iter_mut() {
+            c.id += &c.urls[1].len().to_string();
+        }
+        let out = crate::learn(&bound, &cfg, &|_, _, _| {});
+        let https = out
+            .file
+            .rules
+            .iter()
+            .find(|r| r.convention == Some(C::Https))
+            .expect("the https prior is kept");
+        let n = crate::Normalizer::new(out.file.rules.clone(), Some(BaseOptions::default()));
+        let key = |u: &str| n.normalize(u).map(|x| x.url).unwrap_or_default();
+        let mut bound_to_http: Vec<&str> = out
+            .file
+            .rules
+            .iter()
+            .filter(|r| !r.is_global() && r.source.scheme.as_deref() == Some("http"))
+            .map(|r| crate::site::registrable_domain(&r.scope))
+            .collect();
+        bound_to_http.dedup();
+        assert!(bound_to_http.contains(&"a.org"), "{bound_to_http:?}");
+        assert_eq!(https.except, bound_to_http);
+        assert_eq!(
+            key("http://www.a.org/t?t=7&sid=abcdef12"),
+            key("http://a.org/t?t=7")
+        );
+        assert_eq!(key("http://www.z.net/x"), "https://z.net/x");
     }
 
     #[test]
