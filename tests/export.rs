@@ -401,8 +401,8 @@ fn login_walls_are_exported_as_url_filters_not_rewrites() {
     let base = stdout(&dedust(&["normalize"], base.as_bytes()));
     let keys = stdout(&dedust(&["normalize", "-r", &rules], base.as_bytes()));
     for (format, marker) in [
-        ("nutch", "\n-^https://ubuntuforums"),
-        ("stormcrawler", "\n-^https://ubuntuforums"),
+        ("nutch", "\n-^([a-z][a-z0-9+.-]*)://ubuntuforums"),
+        ("stormcrawler", "\n-^([a-z][a-z0-9+.-]*)://ubuntuforums"),
         ("heritrix", "MatchesListRegexDecideRule"),
     ] {
         let (out, filters) = (t.path("out"), t.path("filters"));

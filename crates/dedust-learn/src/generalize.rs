@@ -36,7 +36,7 @@ pub const MIN_SIBLINGS: usize = 3;
 ///     .map(|w| mk(w.to_string(), &[format!("https://s.org/{w}/missing-1"), format!("https://s.org/{w}/missing-2"), "https://s.org/x/missing-0".into()]))
 ///     .collect();
 /// let (rules, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
-/// assert!(rules.iter().any(|r| r.pattern == "https://s.org/{alpha}/missing-{int}"), "{:?}", rules.iter().map(|r| &r.pattern).collect::<Vec<_>>());
+/// assert!(rules.iter().any(|r| r.pattern == "*://s.org/{alpha}/missing-{int}"), "{:?}", rules.iter().map(|r| &r.pattern).collect::<Vec<_>>());
 /// ```
 pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
     // Family key: the rule with segment `i` blanked, and `i`.
@@ -276,7 +276,7 @@ mod tests {
         let patterns: Vec<&str> = out.file.rules.iter().map(|r| r.pattern.as_str()).collect();
         assert_eq!(
             patterns,
-            ["https://j.org/shop/item.do;jsessionid={any}{?query}"],
+            ["*://j.org/shop/item.do;jsessionid={any}{?query}"],
             "{patterns:?}"
         );
         let n = crate::Normalizer::new(out.file.rules, None);

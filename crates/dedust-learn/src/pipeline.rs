@@ -204,9 +204,6 @@ fn finish(
                 &v,
                 cfg.cross_host_decided.as_ref(),
             );
-            if v.priors {
-                except_scheme_bound_hosts(&mut rules, &v);
-            }
             // Supporting domains are evidence, kept in `evidence` only.
             for r in &mut rules {
                 r.supporting.clear();
@@ -301,44 +298,6 @@ pub fn add_priors(cands: &mut Vec<Rule>) {
         let r = crate::rules::convention_rule(c);
         if !cands.iter().any(|x| x.id == r.id) {
             cands.push(r);
-        }
-    }
-}
-
-/// A host rule learned on one scheme (`http://a.org/t?t={int:t}&[sid]`, an `http`-only site)
-/// stops matching once the `https` convention has rewritten a URL of its host (each pass tries
-/// the host's rules before the conventions, so `http://www.a.org/t?sid=1&t=1` would leave `www.`
-/// and `http` before meeting it again, and keep its `sid`). Where that convention is kept only
-/// as a prior ([`add_priors`]: it would not pass on its own evidence), the registrable domains
-/// of such rules are excepted from it: a host's own rules beat a prior. A convention learned
-/// from its evidence is left as it is.
-///
-/// # Complexity
-/// `O(R log R)` for `R` rules.
-fn except_scheme_bound_hosts(rules: &mut [Rule], v: &ValidateOptions) {
-    use dedust_core::__private::judge::{verdict, Verdict};
-    use dedust_core::Convention;
-    let bound: Vec<String> = rules
-        .iter()
-        .filter(|r| !r.is_global() && r.kind != crate::rules::RuleKind::Regex)
-        .filter(|r| r.source.scheme.as_deref() == Some("http"))
-        .map(|r| crate::site::registrable_domain(&r.scope).to_string())
-        .collect();
-    if bound.is_empty() {
-        return;
-    }
-    let evidence_only = ValidateOptions {
-        priors: false,
-        ..*v
-    };
-    for r in rules.iter_mut() {
-        if r.is_global()
-            && r.convention == Some(Convention::Https)
-            && verdict(r, &evidence_only, None, None) != Verdict::Keep
-        {
-            r.except.extend(bound.iter().cloned());
-            r.except.sort_unstable();
-            r.except.dedup();
         }
     }
 }

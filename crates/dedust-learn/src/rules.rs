@@ -1067,9 +1067,17 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             literal,
         });
     }
+    // A host template that keeps the scheme matches either scheme (`*`): what it drops or
+    // moves does not depend on it, and a site crawled over `http` is also linked over `https`
+    // (and keyed so by the `https` convention). One that changes the scheme keeps its literal.
+    let (from_scheme, to_scheme) = if u.scheme == c.scheme {
+        (ANY_HOST, ANY_HOST)
+    } else {
+        (u.scheme, c.scheme)
+    };
     out.push(GroupKey::Template {
-        from: (u.scheme.to_string(), u.host.to_string()),
-        to: (c.scheme.to_string(), c.host.to_string()),
+        from: (from_scheme.to_string(), u.host.to_string()),
+        to: (to_scheme.to_string(), c.host.to_string()),
         path: if literal {
             // A literal target needs the source path spelled out even when equal.
             Some(path.unwrap_or_else(|| {
@@ -1563,8 +1571,8 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             (
                 RuleKind::Template,
                 Source {
-                    // A cross-host template matches any scheme.
-                    scheme: (from.1 != ANY_HOST).then(|| from.0.clone()),
+                    // A cross-host template, and a host one that keeps the scheme, match any.
+                    scheme: (from.0 != ANY_HOST).then(|| from.0.clone()),
                     host: from.1.clone(),
                     path: src_path,
                     required,
@@ -1863,7 +1871,7 @@ impl Prepared {
 /// ];
 /// let (rules, _) = learn_candidates(&clusters, &LearnOptions::default(), &|_| {});
 /// // `p` (an id) is dropped by name; `mode` (a setting) per value, by a drop rule.
-/// assert!(rules.iter().any(|r| r.pattern == "https://f.org/show.php?t={int:t}&[p]"));
+/// assert!(rules.iter().any(|r| r.pattern == "*://f.org/show.php?t={int:t}&[p]"));
 /// assert!(rules.iter().any(|r| r.pattern == "*://f.org{/path}?mode=hybrid&{rest}"));
 /// ```
 pub fn learn_candidates(
@@ -2438,7 +2446,7 @@ mod tests {
                     ),
                     mk("b", &["http://a.org/s/7", "http://a.org/product.php?id=7"]),
                 ],
-                "http://a.org/product.php?id={int:id}&[sid]",
+                "*://a.org/product.php?id={int:id}&[sid]",
                 "*://*/product.php?id={int:id}",
             ),
         ];
@@ -2545,7 +2553,7 @@ mod tests {
             .map(|r| r.pattern.as_str())
             .collect();
         assert!(
-            templates.contains(&"https://f.org/show.php?t={int:t}&[sid]"),
+            templates.contains(&"*://f.org/show.php?t={int:t}&[sid]"),
             "{templates:#?}"
         );
         assert!(
@@ -2566,8 +2574,8 @@ mod tests {
         assert!(
             rules
                 .iter()
-                .any(|r| r.pattern == "https://f.org/p.php?[do]&[u]"
-                    && r.target == "https://f.org/login.php"),
+                .any(|r| r.pattern == "*://f.org/p.php?[do]&[u]"
+                    && r.target == "*://f.org/login.php"),
             "{:#?}",
             rules.iter().map(|r| &r.pattern).collect::<Vec<_>>()
         );
@@ -2576,6 +2584,7 @@ mod tests {
     #[test]
     fn generation_table() {
         let cases: Vec<(Vec<Cluster>, (&str, &str))> = vec![
+            // A host template keeping the scheme matches either (`*://`); an alias keeps its own.
             (
                 vec![
                     mk(
@@ -2594,17 +2603,11 @@ mod tests {
                     ),
                 ],
                 // `mode=hybrid` is a setting: dropped per value, not in the optional set.
-                (
-                    "https://f.org/s.php?t={int:t}&[sid]",
-                    "https://f.org/s.php?t={t}",
-                ),
+                ("*://f.org/s.php?t={int:t}&[sid]", "*://f.org/s.php?t={t}"),
             ),
             (
                 vec![mk("a", &["https://f.org/g.php", "https://f.org/g.php/"])],
-                (
-                    "https://f.org/g.php/{?query}",
-                    "https://f.org/g.php{?query}",
-                ),
+                ("*://f.org/g.php/{?query}", "*://f.org/g.php{?query}"),
             ),
             (
                 vec![
@@ -2633,7 +2636,7 @@ mod tests {
                         "https://f.org/m.php?u=333",
                     ],
                 )],
-                ("https://f.org/m.php?u={int:u}", "https://f.org/m.php?u=1"),
+                ("*://f.org/m.php?u={int:u}", "*://f.org/m.php?u=1"),
             ),
             (
                 // Value-like path segments generalize token by token.
@@ -2648,8 +2651,8 @@ mod tests {
                     ),
                 ],
                 (
-                    "https://f.org/t-{int}.html/print{?query}",
-                    "https://f.org/{seg0}{?query}",
+                    "*://f.org/t-{int}.html/print{?query}",
+                    "*://f.org/{seg0}{?query}",
                 ),
             ),
             (
@@ -2664,10 +2667,7 @@ mod tests {
                         &["https://f.org/p/77", "https://f.org/product.php?id=77"],
                     ),
                 ],
-                (
-                    "https://f.org/product.php?id={int:id}",
-                    "https://f.org/p/{id}",
-                ),
+                ("*://f.org/product.php?id={int:id}", "*://f.org/p/{id}"),
             ),
         ];
         for (clusters, (pat, tgt)) in cases {
@@ -2719,7 +2719,7 @@ mod tests {
         assert!(
             rules
                 .iter()
-                .any(|r| r.pattern == "https://h.org/missing/page-{int}"),
+                .any(|r| r.pattern == "*://h.org/missing/page-{int}"),
             "{rules:#?}"
         );
     }
