@@ -5,15 +5,17 @@ A frontier links a site over both schemes: old links say `http://`, new ones `ht
 the training crawl saw one. This script takes a held-out half written by `dedust evaluate
 --save DIR` and spells a share of its URLs in the other scheme (the same page: the cluster
 labels stay), learns on DIR/train.tsv with the given binary and prints reduction / lost of the
-rules' keys on the re-spelled half, with the metric of `src/metrics.rs`.
+rules' keys on the re-spelled half, with the metric of `src/metrics.rs` (as
+`generic_baselines.py` computes it).
 
 Usage: scripts/scheme_flip.py DEDUST DIR [SHARE] [SEED]   (SHARE of URLs re-spelled, default 0.5)
 """
 import random
 import subprocess
 import sys
-from collections import Counter, defaultdict
 from pathlib import Path
+
+from generic_baselines import metrics
 
 dedust, d = sys.argv[1], Path(sys.argv[2])
 share = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
@@ -37,14 +39,5 @@ rules_file.write_text(rules)
 keys = subprocess.run([dedust, "normalize", "-q", "-r", str(rules_file)], check=True,
                       input="\n".join(u for _, u in rows) + "\n", capture_output=True,
                       text=True).stdout.splitlines()
-buckets, clusters = defaultdict(Counter), set()
-for (c, _), k in zip(rows, keys):
-    buckets[k][c] += 1
-    clusters.add(c)
-red = lost = 0
-for cnt in buckets.values():
-    top = max(cnt.values())
-    red += top - 1
-    lost += sum(cnt.values()) - top
-removable = len(rows) - len(clusters)
-print(f"{red / removable if removable else 1.0:.3f} / {lost / len(rows):.4f}")
+_, _, _, reduction, lost = metrics([(k, c) for (c, _), k in zip(rows, keys)])
+print(f"{reduction:.3f} / {lost:.4f}")
