@@ -1067,17 +1067,14 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             literal,
         });
     }
-    // A host template that keeps the scheme matches either scheme (`*`): what it drops or
+    // A host template matches either scheme (`*`) and keeps the input's: what it drops or
     // moves does not depend on it, and a site crawled over `http` is also linked over `https`
-    // (and keyed so by the `https` convention). One that changes the scheme keeps its literal.
-    let (from_scheme, to_scheme) = if u.scheme == c.scheme {
-        (ANY_HOST, ANY_HOST)
-    } else {
-        (u.scheme, c.scheme)
-    };
+    // (and keyed so by the `https` convention). `u` comes with the canonical's scheme and host
+    // already (a scheme or host difference is the alias's observation), so a template never
+    // changes the scheme.
     out.push(GroupKey::Template {
-        from: (from_scheme.to_string(), u.host.to_string()),
-        to: (to_scheme.to_string(), c.host.to_string()),
+        from: (ANY_HOST.to_string(), u.host.to_string()),
+        to: (ANY_HOST.to_string(), c.host.to_string()),
         path: if literal {
             // A literal target needs the source path spelled out even when equal.
             Some(path.unwrap_or_else(|| {

@@ -1949,7 +1949,12 @@ fn deconflict(
             }
             keep[k] = true;
             for w in outs {
-                claimed.entry(w.url()).or_insert((w.hash(), Some(k)));
+                // A rule kept beside a scheme-only alias takes the URL's claim over: the rules
+                // after it must compose with it, not only with the alias.
+                let e = claimed.entry(w.url()).or_insert((w.hash(), Some(k)));
+                if e.1.is_some_and(|o| o != k && scheme_only(&rules[o])) {
+                    *e = (w.hash(), Some(k));
+                }
             }
         }
     }
@@ -1964,21 +1969,27 @@ fn deconflict(
 
 /// Whether two host rules that send one URL to different outputs compose in the passes instead
 /// of conflicting: two drops where neither drops what the other needs ([`drops_compose`]), or
-/// an alias that changes the scheme alone (`http://a.org` → `https://a.org`) and a rule that
-/// keeps scheme and host (a template matching either scheme): each rewrites its own part of
+/// an alias that changes the scheme alone ([`scheme_only`]) and a rule that matches either
+/// scheme and keeps scheme and host (a host template or drop): each rewrites its own part of
 /// the URL, and the two orders give one output.
 fn rules_compose(a: &Rule, b: &Rule) -> bool {
-    let scheme_only = |r: &Rule| {
-        r.kind == RuleKind::Alias
-            && r.output.host.is_none()
-            && r.output.path.is_none()
-            && r.output.query.is_none()
+    // Matching either scheme too: a rule bound to one (an older rule file's) would not meet
+    // the alias's output.
+    let keeps_site = |r: &Rule| {
+        r.source.scheme.is_none() && r.output.scheme.is_none() && r.output.host.is_none()
     };
-    let keeps_site = |r: &Rule| r.output.scheme.is_none() && r.output.host.is_none();
     if a.kind == RuleKind::Drop && b.kind == RuleKind::Drop {
         return drops_compose(a, b);
     }
     (scheme_only(a) && keeps_site(b)) || (scheme_only(b) && keeps_site(a))
+}
+
+/// Whether `r` is an alias that changes the scheme alone (`http://a.org` → `https://a.org`).
+fn scheme_only(r: &Rule) -> bool {
+    r.kind == RuleKind::Alias
+        && r.output.host.is_none()
+        && r.output.path.is_none()
+        && r.output.query.is_none()
 }
 
 /// Whether two host drop rules compose: neither drops a parameter the other needs present
@@ -2391,6 +2402,14 @@ mod tests {
         );
         let (kept, conflicts, _) = finalize(vec![alias(Some("b.a.org")), drop("h", &["t"])], &data);
         assert_eq!((kept.len(), conflicts), (1, 1));
+        // Rules kept beside the alias still conflict with each other: `p` dropped where `t` is
+        // and `t` where `p` is (each disables the other) keep one, also when the alias (the
+        // better rule) claims the URL first.
+        let mut first = alias(None);
+        first.urls = 100;
+        let (kept, conflicts, _) =
+            finalize(vec![first, drop("p", &["t"]), drop("t", &["p"])], &data);
+        assert_eq!((kept.len(), conflicts), (2, 1));
     }
 
     #[test]
