@@ -302,9 +302,14 @@ enum GroupKey {
     },
     /// Cross-host: a URL convention seen in this pair.
     Convention(Convention),
+    /// A template from host `from` to host `to` ([`ANY_HOST`] both for a cross-host one). It
+    /// matches either scheme and keeps the input's: what it drops or moves does not depend on
+    /// the scheme, and a site crawled over `http` is also linked over `https`. The pairs come
+    /// with the canonical's scheme and host already (a scheme or host difference is the
+    /// alias's observation), so a template never changes the scheme.
     Template {
-        from: (String, String),
-        to: (String, String),
+        from: String,
+        to: String,
         path: Option<(Vec<SegKey>, Vec<SegOut>)>,
         /// Source parameter names that are kept (copied) or, for literal targets, all of them.
         params: Vec<String>,
@@ -1057,24 +1062,18 @@ fn keys(u: &Units, c: &Units, same_host: bool, declared: bool) -> Vec<GroupKey> 
             .as_ref()
             .is_some_and(|q| q.iter().any(|(_, v)| *v != ValOut::Copy));
     if !literal && signed && moves && !convention && same_host {
-        let any = (ANY_HOST.to_string(), ANY_HOST.to_string());
         out.push(GroupKey::Template {
-            from: any.clone(),
-            to: any,
+            from: ANY_HOST.to_string(),
+            to: ANY_HOST.to_string(),
             path: path.clone(),
             params: params.clone(),
             query: query.clone(),
             literal,
         });
     }
-    // A host template matches either scheme (`*`) and keeps the input's: what it drops or
-    // moves does not depend on it, and a site crawled over `http` is also linked over `https`
-    // (and keyed so by the `https` convention). `u` comes with the canonical's scheme and host
-    // already (a scheme or host difference is the alias's observation), so a template never
-    // changes the scheme.
     out.push(GroupKey::Template {
-        from: (ANY_HOST.to_string(), u.host.to_string()),
-        to: (ANY_HOST.to_string(), c.host.to_string()),
+        from: u.host.to_string(),
+        to: c.host.to_string(),
         path: if literal {
             // A literal target needs the source path spelled out even when equal.
             Some(path.unwrap_or_else(|| {
@@ -1521,7 +1520,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                 // one). A parameter every source carries with one value (`option=com_content`
                 // of `index.php?option=com_content&id=N` → `/c/N`) is part of the software's
                 // signature: required with that value, it narrows the rule.
-                if !literal && from.1 == ANY_HOST {
+                if !literal && from == ANY_HOST {
                     let first = &obs[0].from.params;
                     for &(n, v) in first {
                         let Some(v) = v else { continue };
@@ -1539,7 +1538,7 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                     }
                     required.sort_by(|a, b| a.0.cmp(&b.0));
                 }
-                if !literal && from.1 != ANY_HOST {
+                if !literal && from != ANY_HOST {
                     for o in obs {
                         for &(n, _) in &o.from.params {
                             if !params.iter().any(|p| p == n) {
@@ -1568,17 +1567,17 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
             (
                 RuleKind::Template,
                 Source {
-                    // A cross-host template, and a host one that keeps the scheme, match any.
-                    scheme: (from.0 != ANY_HOST).then(|| from.0.clone()),
-                    host: from.1.clone(),
+                    // Any scheme (see `GroupKey::Template`).
+                    scheme: None,
+                    host: from.clone(),
                     path: src_path,
                     required,
                     optional: optional.into_iter().collect(),
                     rest: query.is_none(),
                 },
                 Target {
-                    scheme: (from.0 != to.0).then(|| to.0.clone()),
-                    host: (from.1 != to.1).then(|| to.1.clone()),
+                    scheme: None,
+                    host: (from != to).then(|| to.clone()),
                     path: path.as_ref().map(|(_, t)| t.clone()),
                     query: query.clone(),
                 },
@@ -1964,7 +1963,7 @@ pub fn candidates_from(
                     );
                     for (k, p) in buf.drain(..) {
                         n += usize::from(
-                            matches!(&k, GroupKey::Template { from, .. } if from.1 != ANY_HOST),
+                            matches!(&k, GroupKey::Template { from, .. } if from != ANY_HOST),
                         );
                         m.entry(k).or_default().push(p);
                     }
@@ -1997,7 +1996,7 @@ pub fn candidates_from(
                 GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
                 // A cross-host template needs evidence from two sites at least; a shard counts
                 // its sites for `merge` to add up.
-                GroupKey::Template { from, .. } if from.1 == ANY_HOST && prep.shard => {
+                GroupKey::Template { from, .. } if from == ANY_HOST && prep.shard => {
                     let d = domains(&obs);
                     build_rule(k, &obs)
                         .map(|mut r| {
@@ -2007,7 +2006,7 @@ pub fn candidates_from(
                         .into_iter()
                         .collect()
                 }
-                GroupKey::Template { from, .. } if from.1 == ANY_HOST && domains(&obs) < 2 => {
+                GroupKey::Template { from, .. } if from == ANY_HOST && domains(&obs) < 2 => {
                     Vec::new()
                 }
                 // A host-scoped drop by name (any value) only for high-entropy values.

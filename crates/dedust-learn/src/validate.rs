@@ -2342,13 +2342,16 @@ mod tests {
                 },
             )
         };
-        let data: LabeledUrls = ["https://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]
-            .iter()
-            .map(|u| Labeled {
-                url: u.to_string(),
-                cluster: 0,
-            })
-            .collect();
+        // URLs of one cluster.
+        let one = |urls: &[&str]| -> LabeledUrls {
+            urls.iter()
+                .map(|u| Labeled {
+                    url: u.to_string(),
+                    cluster: 0,
+                })
+                .collect()
+        };
+        let data = one(&["https://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]);
         // `h` and `p` dropped where `t` is: both kept, composed to `?t=1`.
         let (kept, conflicts, _) = finalize(vec![drop("h", &["t"]), drop("p", &["t"])], &data);
         assert_eq!((kept.len(), conflicts), (2, 0));
@@ -2383,13 +2386,7 @@ mod tests {
                 },
             )
         };
-        let data: LabeledUrls = ["http://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]
-            .iter()
-            .map(|u| Labeled {
-                url: u.to_string(),
-                cluster: 0,
-            })
-            .collect();
+        let data = one(&["http://a.org/s?h=1&p=5&t=1", "https://a.org/s?t=1"]);
         let (kept, conflicts, _) = finalize(
             vec![alias(None), drop("h", &["t"]), drop("p", &["t"])],
             &data,
@@ -3002,7 +2999,7 @@ mod tests {
         // match either scheme, so a `www.` spelling, which the `https` prior and the `www.`
         // convention rewrite in one pass, still meets the host's rule and shares the bare URL's
         // key.
-        let bound = on_sites(&["a", "b"], 10, |h, i| {
+        let http_only = on_sites(&["a", "b"], 10, |h, i| {
             let sess = if h == "a" { "sid" } else { "sess" };
             if i < 5 {
                 vec![
@@ -3016,7 +3013,7 @@ mod tests {
                 ]
             }
         });
-        let out = crate::learn(&bound, &cfg, &|_, _, _| {});
+        let out = crate::learn(&http_only, &cfg, &|_, _, _| {});
         let https = out
             .file
             .rules
