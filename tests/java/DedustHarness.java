@@ -10,14 +10,23 @@
 //                                           RegexURLNormalizer, once, with replaceAll
 //   java DedustHarness heritrix FILE        crawler-beans fragment: each RegexRule once, in order:
 //                                           if matcher.matches(), appendReplacement(format)
+//   java DedustHarness wellformed FILE...   parses each file with javax.xml.parsers, DOM and SAX,
+//                                           namespace-aware, any warning or error fatal; prints
+//                                           "well-formed FILE" for each, exits 1 at the first that
+//                                           is not
 
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
 import java.util.*;
 import java.util.regex.*;
+import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.SAXParserFactory;
 import org.w3c.dom.*;
+import org.xml.sax.ErrorHandler;
+import org.xml.sax.SAXParseException;
+import org.xml.sax.helpers.DefaultHandler;
 
 public class DedustHarness {
     static final class Rule {
@@ -28,6 +37,18 @@ public class DedustHarness {
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
+        if (mode.equals("wellformed")) {
+            for (int i = 1; i < args.length; i++) {
+                try {
+                    wellformed(Paths.get(args[i]));
+                } catch (SAXParseException e) {
+                    System.err.println("malformed " + args[i] + " line " + e.getLineNumber() + " column " + e.getColumnNumber() + ": " + e.getMessage());
+                    System.exit(1);
+                }
+                System.out.println("well-formed " + args[i]);
+            }
+            return;
+        }
         Path file = Paths.get(args[1]);
         List<Rule> rules;
         int loops = 1;
@@ -65,7 +86,32 @@ public class DedustHarness {
         out.flush();
     }
 
-    // As RegexURLNormalizer.readConfiguration: <regex> children with <pattern> and <substitution>.
+    // Any warning or error (not only a fatal one) fails the parse.
+    static final ErrorHandler STRICT = new ErrorHandler() {
+        public void warning(SAXParseException e) throws SAXParseException { throw e; }
+        public void error(SAXParseException e) throws SAXParseException { throw e; }
+        public void fatalError(SAXParseException e) throws SAXParseException { throw e; }
+    };
+
+    // The file as a DOM (what Nutch and Spring, for Heritrix, build) and as a SAX stream.
+    static void wellformed(Path file) throws Exception {
+        DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();
+        dbf.setNamespaceAware(true);
+        DocumentBuilder db = dbf.newDocumentBuilder();
+        db.setErrorHandler(STRICT);
+        db.parse(file.toFile());
+        SAXParserFactory spf = SAXParserFactory.newInstance();
+        spf.setNamespaceAware(true);
+        DefaultHandler h = new DefaultHandler() {
+            @Override public void warning(SAXParseException e) throws SAXParseException { throw e; }
+            @Override public void error(SAXParseException e) throws SAXParseException { throw e; }
+            @Override public void fatalError(SAXParseException e) throws SAXParseException { throw e; }
+        };
+        spf.newSAXParser().parse(file.toFile(), h);
+    }
+
+    // As RegexURLNormalizer.readConfiguration: <regex> children with <pattern> and <substitution>,
+    // each read as the data of its first child node (a text split in several nodes reads cut).
     static List<Rule> nutch(Path file) throws Exception {
         Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile());
         List<Rule> rules = new ArrayList<>();
@@ -78,8 +124,8 @@ public class DedustHarness {
             for (int j = 0; j < fields.getLength(); j++) {
                 if (!(fields.item(j) instanceof Element)) continue;
                 Element f = (Element) fields.item(j);
-                if (f.getTagName().equals("pattern") && f.hasChildNodes()) pattern = f.getTextContent();
-                if (f.getTagName().equals("substitution") && f.hasChildNodes()) sub = f.getTextContent();
+                if (f.getTagName().equals("pattern") && f.hasChildNodes()) pattern = ((Text) f.getFirstChild()).getData();
+                if (f.getTagName().equals("substitution") && f.hasChildNodes()) sub = ((Text) f.getFirstChild()).getData();
                 if (!f.hasChildNodes()) sub = "";
             }
             if (pattern != null && sub != null) rules.add(new Rule(pattern, sub));

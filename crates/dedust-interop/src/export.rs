@@ -16,11 +16,22 @@
 //! so extra copies are harmless). Learned rules use their whole-URL regex form
 //! ([`crate::render`]); imported Nutch rules are `replaceAll` rules and go only to formats that
 //! apply rules that way (Nutch, StormCrawler, `regex-tsv`).
+//!
+//! The Nutch and Heritrix files (and Heritrix's URL filter) are XML written by `quick-xml`'s
+//! writer, well-formed whatever a rule's paths and names hold: regexes and replacements go only
+//! into escaped element text and attribute values; the comments show the readable patterns with
+//! hyphen runs spaced out (`---` → `- - -`, never `--` nor a final `-`); a regex character XML
+//! 1.0 cannot carry (a C0 control but tab, newline and carriage return; U+FFFE, U+FFFF) is
+//! written as its Java escape (`\x01`), which matches the same character; a rule whose
+//! replacement holds one is skipped for these formats (a Java replacement string has no escape
+//! for it), with the reason.
 
 use crate::model::{Rule, RuleKind, ValOut};
 use crate::normalize::MAX_ROUNDS;
 use crate::render::{regex_form, regex_form_on_hosts};
 use crate::rulefile::BaseSettings;
+use crate::xml::{self, Xml};
+use std::borrow::Cow;
 
 /// Target of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +156,7 @@ struct RegexRule<'a> {
     /// What the regex does as dedust rules: the rule itself, or for a cross-host rule one
     /// host-scoped copy per attested host ([`on_host`]).
     emitted: Vec<Rule>,
+    /// The Java regex; for an XML target, as the file writes it ([`xml_ready`]).
     regex: String,
     replacement: String,
     /// `true`: anchored whole-URL form; `false`: an imported `replaceAll` rule.
@@ -319,17 +331,52 @@ fn regex_rules<'a>(
     out
 }
 
-/// Escape text for XML content and attribute values.
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The regexes an XML file can hold, each with its regex as that file writes it
+/// ([`xml::java_regex`]: a character XML 1.0 cannot carry spelled as its escape, same meaning).
+/// A rule any of whose regexes XML cannot carry (a replacement holding such a character: a Java
+/// replacement string has no escape for it) is skipped whole, with the reason.
+fn xml_ready<'a>(rs: Vec<RegexRule<'a>>, skipped: &mut Vec<Skipped>) -> Vec<RegexRule<'a>> {
+    let forms: Vec<Result<String, String>> = rs
+        .iter()
+        .map(|r| {
+            let regex = xml::java_regex(&r.regex).map_err(|c| {
+                format!(
+                    "its regex holds {}, which XML 1.0 cannot carry, and may switch on free-spacing mode (?x), where its escape would match differently",
+                    char_name(c)
+                )
+            })?;
+            match r.replacement.chars().find(|&c| !xml::is_xml_char(c)) {
+                Some(c) => Err(format!(
+                    "its replacement holds {}, which XML 1.0 cannot carry (not even as a character reference) and a Java replacement string cannot escape",
+                    char_name(c)
+                )),
+                None => Ok(regex.into_owned()),
+            }
+        })
+        .collect();
+    let mut bad: Vec<&Rule> = Vec::new();
+    for (r, f) in rs.iter().zip(&forms) {
+        if let Err(reason) = f {
+            if !bad.iter().any(|b| std::ptr::eq(*b, r.rule)) {
+                bad.push(r.rule);
+                skipped.push(Skipped {
+                    id: r.rule.id.clone(),
+                    pattern: r.rule.pattern.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
+    rs.into_iter()
+        .zip(forms)
+        .filter(|(r, _)| !bad.iter().any(|b| std::ptr::eq(*b, r.rule)))
+        .filter_map(|(r, f)| f.ok().map(|regex| RegexRule { regex, ..r }))
+        .collect()
 }
 
-/// Text safe inside an XML comment.
-fn comment(s: &str) -> String {
-    s.replace("--", "- -")
+/// `U+0001` for a skip message.
+fn char_name(c: char) -> String {
+    format!("U+{:04X}", u32::from(c))
 }
 
 fn json_str(s: &str) -> String {
@@ -385,21 +432,32 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
         }
         Format::Nutch => {
             let rs = regex_rules(rules, base, false, &mut skipped, Some(&mut filters));
-            let mut t = String::from("<?xml version=\"1.0\"?>\n<!--\n  ");
-            t.push_str(&comment(&header));
-            t.push_str(&format!(
-                "\n  Apply with Nutch's urlnormalizer-regex; in nutch-site.xml set:\n{}-->\n<regex-normalize>\n",
-                comment(&nutch_site(true))
+            let rs = xml_ready(rs, &mut skipped);
+            let mut x = Xml::new();
+            x.decl();
+            x.layout("\n");
+            x.comment(&format!(
+                "\n  {header}\n  Apply with Nutch's urlnormalizer-regex; in nutch-site.xml set:\n{}",
+                nutch_site(true)
             ));
+            x.layout("\n");
+            x.start("regex-normalize", &[]);
+            x.layout("\n");
             for r in &rs {
-                t.push_str(&format!(
-                    "<!-- {} -->\n<regex>\n  <pattern>{}</pattern>\n  <substitution>{}</substitution>\n</regex>\n",
-                    comment(&describe(r.rule)),
-                    xml(&r.regex),
-                    xml(&r.replacement)
-                ));
+                x.comment(&format!(" {} ", describe(r.rule)));
+                x.layout("\n");
+                x.start("regex", &[]);
+                x.layout("\n  ");
+                x.element("pattern", &r.regex);
+                x.layout("\n  ");
+                x.element("substitution", &r.replacement);
+                x.layout("\n");
+                x.end("regex");
+                x.layout("\n");
             }
-            t.push_str("</regex-normalize>\n");
+            x.end("regex-normalize");
+            x.layout("\n");
+            let t = x.finish();
             notes.push(format!(
                 "set in nutch-site.xml (also in the file's header comment):\n{}",
                 nutch_site(false)
@@ -434,25 +492,75 @@ pub fn export(rules: &[Rule], base: &BaseSettings, format: Format, opts: &Export
         }
         Format::Heritrix => {
             let rs = regex_rules(rules, base, true, &mut skipped, Some(&mut filters));
-            let mut t = format!(
-                "<!-- {} {} rules listed {passes} times: Heritrix applies the list once, dedust passes to a fixed point.\n     Use as the canonicalizationPolicy of crawler-beans.cxml (or reference it from the candidate\n     processors); it replaces Heritrix's default canonicalization rules. -->\n<bean id=\"canonicalizationPolicy\" class=\"org.archive.modules.canonicalize.RulesCanonicalizationPolicy\">\n  <property name=\"rules\">\n    <list>\n",
-                comment(&header),
+            let rs = xml_ready(rs, &mut skipped);
+            // The filters too (learned whole-URL regexes: their escapes never fail).
+            filters.retain(|f| {
+                let Err(c) = xml::java_regex(&f.regex) else {
+                    return true;
+                };
+                skipped.push(Skipped {
+                    id: f.id.clone(),
+                    pattern: rules
+                        .iter()
+                        .find(|r| r.id == f.id)
+                        .map_or_else(|| f.describe.clone(), |r| r.pattern.clone()),
+                    reason: format!(
+                        "its URL-filter regex holds {}, which XML 1.0 cannot carry, and may switch on free-spacing mode (?x)",
+                        char_name(c)
+                    ),
+                });
+                false
+            });
+            let mut x = Xml::new();
+            x.comment(&format!(
+                " {header} {} rules listed {passes} times: Heritrix applies the list once, dedust passes to a fixed point.\n     Use as the canonicalizationPolicy of crawler-beans.cxml (or reference it from the candidate\n     processors); it replaces Heritrix's default canonicalization rules. ",
                 rs.len()
+            ));
+            x.layout("\n");
+            x.start(
+                "bean",
+                &[
+                    ("id", "canonicalizationPolicy"),
+                    (
+                        "class",
+                        "org.archive.modules.canonicalize.RulesCanonicalizationPolicy",
+                    ),
+                ],
             );
+            x.layout("\n  ");
+            x.start("property", &[("name", "rules")]);
+            x.layout("\n    ");
+            x.start("list", &[]);
+            x.layout("\n");
             for pass in 0..passes {
                 for r in &rs {
                     if pass == 0 {
-                        t.push_str(&format!("      <!-- {} -->\n", comment(&describe(r.rule))));
+                        x.layout("      ");
+                        x.comment(&format!(" {} ", describe(r.rule)));
+                        x.layout("\n");
                     }
-                    t.push_str(&format!(
-                        "      <bean class=\"org.archive.modules.canonicalize.RegexRule\">\n        <property name=\"regex\" value=\"{}\"/>\n        <property name=\"format\" value=\"{}\"/>\n      </bean>\n",
-                        xml(&r.regex),
-                        xml(&r.replacement)
-                    ));
+                    x.layout("      ");
+                    x.start(
+                        "bean",
+                        &[("class", "org.archive.modules.canonicalize.RegexRule")],
+                    );
+                    x.layout("\n        ");
+                    x.empty("property", &[("name", "regex"), ("value", &r.regex)]);
+                    x.layout("\n        ");
+                    x.empty("property", &[("name", "format"), ("value", &r.replacement)]);
+                    x.layout("\n      ");
+                    x.end("bean");
+                    x.layout("\n");
                 }
             }
-            t.push_str("    </list>\n  </property>\n</bean>\n");
-            (t, emitted(&rs))
+            x.layout("    ");
+            x.end("list");
+            x.layout("\n  ");
+            x.end("property");
+            x.layout("\n");
+            x.end("bean");
+            x.layout("\n");
+            (x.finish(), emitted(&rs))
         }
         Format::RegexTsv => {
             let rs = regex_rules(rules, base, false, &mut skipped, None);
@@ -555,19 +663,43 @@ fn filter_text(format: Format, filters: &[Filter]) -> Option<String> {
             Some(t)
         }
         Format::Heritrix => {
-            let mut t = format!(
-                "<!-- Generated by dedust {}: many → one rules (login walls, soft 404s) as a reject rule.\n     Add this bean to the rules of your scope's DecideRuleSequence: a URL it matches only\n     brings the same page again. -->\n<bean class=\"org.archive.modules.deciderules.MatchesListRegexDecideRule\">\n  <property name=\"decision\" value=\"REJECT\"/>\n  <property name=\"regexList\">\n    <list>\n",
+            let mut x = Xml::new();
+            x.comment(&format!(
+                " Generated by dedust {}: many → one rules (login walls, soft 404s) as a reject rule.\n     Add this bean to the rules of your scope's DecideRuleSequence: a URL it matches only\n     brings the same page again. ",
                 env!("CARGO_PKG_VERSION")
+            ));
+            x.layout("\n");
+            x.start(
+                "bean",
+                &[(
+                    "class",
+                    "org.archive.modules.deciderules.MatchesListRegexDecideRule",
+                )],
             );
+            x.layout("\n  ");
+            x.empty("property", &[("name", "decision"), ("value", "REJECT")]);
+            x.layout("\n  ");
+            x.start("property", &[("name", "regexList")]);
+            x.layout("\n    ");
+            x.start("list", &[]);
+            x.layout("\n");
             for f in filters {
-                t.push_str(&format!(
-                    "      <!-- {} -->\n      <value>{}</value>\n",
-                    comment(&f.describe),
-                    xml(&f.regex)
-                ));
+                x.layout("      ");
+                x.comment(&format!(" {} ", f.describe));
+                x.layout("\n      ");
+                // `export` kept only the filters whose regex has this spelling.
+                let regex = xml::java_regex(&f.regex).unwrap_or(Cow::Borrowed(&f.regex));
+                x.element("value", &regex);
+                x.layout("\n");
             }
-            t.push_str("    </list>\n  </property>\n</bean>\n");
-            Some(t)
+            x.layout("    ");
+            x.end("list");
+            x.layout("\n  ");
+            x.end("property");
+            x.layout("\n");
+            x.end("bean");
+            x.layout("\n");
+            Some(x.finish())
         }
         _ => None,
     }
@@ -587,4 +719,209 @@ fn nutch_site(in_xml: bool) -> String {
             " — dedust export --with-nutch-defaults conf/regex-normalize.xml"
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CapType, Piece, SegOut, Source, Target, ValPat};
+    use quick_xml::events::Event;
+    use quick_xml::reader::Reader;
+
+    /// Rule text from hostile crawl data: (what it holds, the text). Each goes into a path
+    /// segment, a parameter name and a replacement ([`hostile_rules`]).
+    const HOSTILE: &[(&str, &str)] = &[
+        ("two hyphens", "a--b"),
+        ("three hyphens", "a---b"),
+        ("a trailing hyphen", "a-"),
+        ("a CDATA end", "x]]>y"),
+        ("a less-than sign", "a<b"),
+        ("an ampersand", "a&b"),
+        ("quotes", "a\"b'c"),
+        ("U+0001", "a\u{1}b"),
+        ("U+001F", "a\u{1f}b"),
+        ("a tab", "a\tb"),
+        ("a carriage return", "a\rb"),
+        ("U+FFFE", "a\u{FFFE}b"),
+    ];
+
+    fn lit(s: &str) -> Vec<Vec<Piece>> {
+        vec![vec![Piece::Lit(s.to_string())]]
+    }
+
+    /// On h.org: drop parameter `n{t}` under path `/p{t}`; rewrite `/old{t}` to `/new{t}` (a
+    /// replacement holding `t`); send `/w{t}?u={int}` to one page (a URL filter).
+    fn hostile_rules(t: &str) -> Vec<Rule> {
+        let src = |path: &str, rest: bool| Source {
+            scheme: None,
+            host: "h.org".into(),
+            path: Some(lit(path)),
+            required: vec![],
+            optional: vec![],
+            rest,
+        };
+        let drop = Rule::new(
+            RuleKind::Drop,
+            Source {
+                optional: vec![format!("n{t}")],
+                ..src(&format!("p{t}"), true)
+            },
+            Target {
+                query: Some(vec![]),
+                ..Target::unchanged()
+            },
+        );
+        let moved = Rule::new(
+            RuleKind::Template,
+            src(&format!("old{t}"), false),
+            Target {
+                path: Some(vec![SegOut::Lit(format!("new{t}"))]),
+                ..Target::unchanged()
+            },
+        );
+        let wall = Rule::new(
+            RuleKind::Template,
+            Source {
+                required: vec![("u".into(), ValPat::Pieces(vec![Piece::Cap(CapType::Int)]))],
+                ..src(&format!("w{t}"), false)
+            },
+            Target {
+                path: Some(vec![SegOut::Lit("wall".into())]),
+                query: Some(vec![]),
+                ..Target::unchanged()
+            },
+        );
+        vec![drop, moved, wall]
+    }
+
+    /// The regexes and replacements of a Nutch or Heritrix XML file, read back by quick-xml's
+    /// reader, which fails on malformed markup and on `--` in a comment; every character, raw
+    /// or referenced, is one XML 1.0 can carry.
+    fn read_back(doc: &str) -> Vec<String> {
+        assert!(
+            doc.chars().all(xml::is_xml_char),
+            "a raw character XML cannot carry: {doc:?}"
+        );
+        let mut r = Reader::from_str(doc);
+        r.config_mut().check_comments = true;
+        let mut out = Vec::new();
+        let mut text: Option<String> = None;
+        loop {
+            match r.read_event().unwrap_or_else(|e| panic!("{e}: {doc}")) {
+                Event::Eof => break,
+                Event::Start(e)
+                    if ["pattern", "substitution", "value"].contains(&e.name().as_ref()) =>
+                {
+                    text = Some(String::new())
+                }
+                Event::Text(e) => {
+                    if let Some(t) = text.as_mut() {
+                        t.push_str(&e.xml10_content());
+                    }
+                }
+                Event::GeneralRef(e) => {
+                    let c = match e.resolve_char_ref().unwrap() {
+                        Some(c) => c.to_string(),
+                        None => quick_xml::escape::resolve_predefined_entity(&e)
+                            .unwrap_or_else(|| panic!("entity {:?}", &*e))
+                            .to_string(),
+                    };
+                    assert!(c.chars().all(xml::is_xml_char), "&{};", &*e);
+                    if let Some(t) = text.as_mut() {
+                        t.push_str(&c);
+                    }
+                }
+                Event::End(_) => out.extend(text.take()),
+                Event::Empty(e) => {
+                    let attr = |k: &str| {
+                        e.try_get_attribute(k).unwrap().map(|a| {
+                            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                .unwrap()
+                                .into_owned()
+                        })
+                    };
+                    if let (Some(name), Some(v)) = (attr("name"), attr("value")) {
+                        if name == "regex" || name == "format" {
+                            out.push(v);
+                        }
+                    }
+                }
+                Event::Comment(c) => {
+                    let c: &str = &c;
+                    assert!(!c.contains("--") && !c.ends_with('-'), "{c:?}");
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn xml_exports_are_well_formed_whatever_the_rule_text() {
+        let opts = ExportOptions { passes: 1 };
+        let base = BaseSettings::default();
+        for (what, t) in HOSTILE {
+            let rules = hostile_rules(t);
+            let json = export(&rules, &base, Format::StormCrawler, &opts);
+            // A JSON export holds every rule (a regex needs ASCII parameter names).
+            assert_eq!(
+                json.skipped.len(),
+                usize::from(!t.is_ascii()),
+                "{what}: {:?}",
+                json.skipped
+            );
+            // The replacement `/new{t}` is written raw: XML can hold it only if it holds `t`.
+            let xml_skips = usize::from(!xml::is_xml_text(t));
+            for format in [Format::Nutch, Format::Heritrix] {
+                let e = export(&rules, &base, format, &opts);
+                assert_eq!(
+                    e.skipped.len(),
+                    json.skipped.len() + xml_skips,
+                    "{what} as {format:?}: {:?}",
+                    e.skipped
+                );
+                assert!(
+                    e.skipped
+                        .iter()
+                        .skip(json.skipped.len())
+                        .all(|s| s.reason.contains("XML 1.0")),
+                    "{what}: {:?}",
+                    e.skipped
+                );
+                // Each regex as written, read back: the rule's regex with the characters XML
+                // cannot carry spelled as escapes; each means what the rule's regex meant.
+                let back = read_back(&e.text);
+                assert_eq!(back.len(), 2 * e.rules.len(), "{what} as {format:?}");
+                for (r, pair) in e.rules.iter().zip(back.chunks(2)) {
+                    let (regex, rep) = (
+                        r.regex.as_deref().unwrap(),
+                        r.replacement.as_deref().unwrap(),
+                    );
+                    assert_eq!(pair[0], xml::java_regex(regex).unwrap(), "{what}");
+                    assert_eq!(pair[1], rep, "{what}");
+                    let (was, now) = (
+                        crate::javaregex::JavaRegex::new(regex, rep).unwrap(),
+                        crate::javaregex::JavaRegex::new(&pair[0], rep).unwrap(),
+                    );
+                    for path in ["p", "old", "w", "n"] {
+                        for u in [
+                            format!("https://h.org/{path}{t}"),
+                            format!("https://h.org/{path}{t}?n{t}=1&u=2"),
+                            format!("https://h.org/p{t}?a=1&n{t}&z"),
+                            format!("https://h.org/{path}?n{t}"),
+                        ] {
+                            assert_eq!(was.replace_all(&u), now.replace_all(&u), "{what}: {u:?}");
+                        }
+                    }
+                }
+                // The many → one rule is a URL filter; Heritrix writes filters as XML too.
+                assert_eq!(e.filters.len(), 1, "{what}");
+                if format == Format::Heritrix {
+                    let back = read_back(e.filter_text.as_deref().unwrap());
+                    let want = xml::java_regex(&e.filters[0].regex).unwrap();
+                    assert_eq!(back, [want.into_owned()], "{what}");
+                }
+            }
+        }
+    }
 }

@@ -28,6 +28,7 @@ use dedust_core::__private::{
 pub mod export;
 pub mod import;
 pub mod lists;
+mod xml;
 
 pub use export::{export, Export, ExportOptions, Filter, Format as ExportFormat, Skipped};
 pub use import::import_nutch;
