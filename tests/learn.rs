@@ -266,19 +266,19 @@ fn learns_from_a_web_archive_index_and_names_the_signal() {
     for n in 0..30 {
         // Moved pages: `/item.php?id=N` answers 301 with a relative Location `/item/N`.
         cdxj += &line(
-            "h)/item.php",
+            "example,shop)/item.php",
             format!(
                 r#""url": "https://shop.example/item.php?id={n}", "status": "301", "redirect": "/item/{n}""#
             ),
         );
         cdxj += &line(
-            "h)/item",
+            "example,shop)/item",
             format!(r#""url": "https://shop.example/item/{n}", "status": "200", "digest": "I{n}""#),
         );
         // Session ids: the same payload under two URLs.
         for s in ["", "?sessionid=a1b2c3d4e5f6a7b8"] {
             cdxj += &line(
-                "h)/page",
+                "example,shop)/page",
                 format!(
                     r#""url": "https://shop.example/page/{n}{s}", "status": "200", "digest": "P{n}""#
                 ),
@@ -286,14 +286,14 @@ fn learns_from_a_web_archive_index_and_names_the_signal() {
         }
         // Errors share one digest and must never join a content cluster.
         cdxj += &line(
-            "h)/x",
+            "example,shop)/x",
             format!(r#""url": "https://shop.example/x/{n}", "status": "404", "digest": "E""#),
         );
     }
     // A redirect to another site (a syndication or a takeover attempt): no cross-site rule.
     for n in 0..12 {
         cdxj += &line(
-            "h)/go",
+            "example,shop)/go",
             format!(
                 r#""url": "https://shop.example/go/{n}", "status": "302", "redirect": "https://evil.example/go/{n}""#
             ),

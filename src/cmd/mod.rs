@@ -246,6 +246,22 @@ pub fn read_clusters_counted(
             first.join("; ")
         );
     }
+    if rep.ambiguous > 0 {
+        let first: Vec<String> = rep
+            .first_ambiguous
+            .iter()
+            .map(|(l, w)| match l {
+                0 => w.clone(),
+                l => format!("line {l}: {w}"),
+            })
+            .collect();
+        eprintln!(
+            "{path}: left {} captures out of every trust decision: their URL, the URL they declare, \
+             or their index key or request could be read as two hosts ({})",
+            rep.ambiguous,
+            first.join("; ")
+        );
+    }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         info!(
             "{path}: web-archive index: {} captures in digest groups, {} redirect pairs; {} left out (not 200 nor 3xx with a Location; {} to another site)",

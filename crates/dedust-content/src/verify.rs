@@ -5,7 +5,8 @@
 //! A rule *merges* a page when, applied alone to the page's base-normalized URL, it rewrites it;
 //! the page is paired with the page already at the rewritten URL if one was crawled, else with the
 //! first (by URL) page the rule sends to the same URL. Invariants: one capture per URL (the first
-//! read); rules keep their order; pages whose URL the base layer rejects are skipped.
+//! read); rules keep their order; pages whose URL the base layer rejects, or that parsers could
+//! read as two hosts (`dedust_core::trusted_host`), are skipped.
 
 use crate::base::{base_normalize, BaseOptions};
 use crate::model::Rule;
@@ -96,6 +97,11 @@ pub fn verify_rules_with(
     // One capture per base-normalized URL.
     let mut by_url: BTreeMap<String, usize> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
+        // A page whose URL parsers could read as two hosts speaks for no site: it neither
+        // confirms nor refutes a rule (nor excepts a site from one).
+        if dedust_core::trusted_host(&p.url).is_err() {
+            continue;
+        }
         if let Ok(u) = base_normalize(&p.url, base) {
             by_url.entry(u).or_insert(i);
         }

@@ -9,7 +9,8 @@
 //! streaming and batch drivers ([`normalize_stream`], [`normalize_many`]), imported Java regexes
 //! ([`JavaRegex`], [`regex_rule`]), the readable notation and regex form of a rule
 //! ([`describe`], [`regex_form`]), merging the rule files of host shards ([`merge`]), URL
-//! splitting ([`split_url`]) and registrable domains ([`registrable_domain`]). Errors are typed
+//! splitting ([`split_url`]), registrable domains ([`registrable_domain`]) and the host a
+//! captured URL speaks for in trust decisions ([`trusted_host`]). Errors are typed
 //! ([`Error`], [`BaseError`], [`JavaRegexError`]), all `#[non_exhaustive]`.
 //!
 //! `__private` (hidden) gives the workspace's other crates — the learner, the crawler exports,
@@ -56,6 +57,7 @@ mod rulefile;
 mod site;
 mod stream;
 mod tier;
+mod trust;
 mod url_parts;
 
 pub use base::{base_normalize, BaseError, BaseOptions};
@@ -77,6 +79,7 @@ pub use stream::{
     normalize_many, normalize_many_changed, normalize_stream, Changed, StreamOptions, StreamStats,
     HELD_LINE,
 };
+pub use trust::{trusted_host, Ambiguity, TrustedHost};
 pub use url_parts::{split_url, UrlParts};
 
 /// The engine's modules whole, for the workspace's other crates (the learner, the crawler
@@ -94,6 +97,6 @@ pub mod __private {
     }
     whole!(
         base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site,
-        stream, tier, url_parts
+        stream, tier, trust, url_parts
     );
 }

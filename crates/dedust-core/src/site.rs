@@ -90,15 +90,19 @@ fn www_is_same_site_uncached(host: &str) -> bool {
     }
 }
 
-/// The registrable domain of a URL's host (lower-cased first, as the base layer does), or
-/// `None` when the URL does not split.
+/// The registrable domain of the host a URL speaks for ([`crate::trusted_host`]: the base
+/// layer's host), or `None` when it speaks for none (parsers could read it as two hosts, or it
+/// is no http(s) URL).
 ///
 /// ```
-/// assert_eq!(dedust_core::__private::site::domain_of_url("https://WWW.H.org/x?a=1").as_deref(), Some("h.org"));
+/// use dedust_core::__private::site::domain_of_url;
+/// assert_eq!(domain_of_url("https://WWW.H.org/x?a=1").as_deref(), Some("h.org"));
+/// assert_eq!(domain_of_url("https://evil.org\\@h.org/x"), None);
 /// ```
 pub fn domain_of_url(url: &str) -> Option<String> {
-    crate::url_parts::split_url(url)
-        .map(|p| registrable_domain(&p.host.to_ascii_lowercase()).to_string())
+    crate::trust::trusted_host(url)
+        .ok()
+        .map(|h| h.site().to_string())
 }
 
 #[cfg(test)]

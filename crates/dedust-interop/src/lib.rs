@@ -21,9 +21,7 @@
 #![deny(missing_docs)]
 
 // The engine's modules, under the paths these modules name them by.
-use dedust_core::__private::{
-    error, javaregex, judge, model, normalize, render, rulefile, url_parts,
-};
+use dedust_core::__private::{error, javaregex, judge, model, normalize, render, rulefile};
 
 pub mod export;
 pub mod import;

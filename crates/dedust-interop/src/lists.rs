@@ -372,11 +372,14 @@ pub fn import_robots(text: &str, robots_url: &str) -> Result<ListImport> {
         path: robots_url.to_string(),
         message: m,
     };
-    let host = crate::url_parts::split_url(robots_url)
-        .map(|p| p.host.to_ascii_lowercase())
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| {
-            err("not an absolute http(s) URL: the host a robots.txt speaks for".into())
+    // The host a robots.txt speaks for is the base layer's reading of its URL, and only when
+    // no parser could read that URL as another host (`https://evil.org\\@victim.org/robots.txt`).
+    let host = dedust_core::trusted_host(robots_url)
+        .map(|h| h.host().to_string())
+        .map_err(|why| {
+            err(format!(
+                "not the URL of one host's robots.txt ({why}): the host a robots.txt speaks for"
+            ))
         })?;
     let mut out = ListImport::default();
     for (n, line) in text.lines().enumerate() {

@@ -96,6 +96,14 @@ pub struct ReadReport {
     pub canonicals: usize,
     /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
     pub cross_site: usize,
+    /// Captures left out of every trust decision because their URL could be read as two
+    /// hosts ([`dedust_core::trusted_host`]: a `\`, `@` or `%` in the authority, a non-ASCII
+    /// host…), their SURT key or WARC request's `Host` names another host, or the redirect or
+    /// canonical they declare is such a URL. Not counted in `skipped` nor `filtered`.
+    pub ambiguous: usize,
+    /// The first few ambiguous captures: (line number, why); for WARC input the number is 0 and
+    /// the reason names `file#record`.
+    pub first_ambiguous: Vec<(usize, String)>,
     /// WARC input: robots.txt responses read, and their `Clean-param:` lines
     /// (`(robots.txt URL, lines)`; `dedust_interop::lists::import_robots` turns them into rules).
     pub robots: usize,
@@ -111,6 +119,14 @@ impl ReadReport {
         self.skipped += 1;
         if self.first_bad.len() < 5 {
             self.first_bad.push((line, why.into()));
+        }
+    }
+
+    /// Count an ambiguous capture ([`ReadReport::ambiguous`]).
+    fn ambiguous(&mut self, line: usize, why: impl Into<String>) {
+        self.ambiguous += 1;
+        if self.first_ambiguous.len() < 5 {
+            self.first_ambiguous.push((line, why.into()));
         }
     }
 }
@@ -246,6 +262,8 @@ fn legacy_cdx(line: &str) -> Option<&'static str> {
 
 /// One capture of a web-archive index line: URL, status, payload digest, redirect `Location`.
 struct Capture {
+    /// The index key (SURT) when the line has one: CDXJ's first field, CDX's `N` field.
+    key: Option<String>,
     url: String,
     status: Option<String>,
     digest: Option<String>,
@@ -275,6 +293,7 @@ fn capture<'f>(
             .ok_or_else(|| "no `url`".to_string())?
             .to_string();
         return Ok(Capture {
+            key: line.split(' ').next().map(str::to_string),
             url,
             status: text("status"),
             digest: text("digest"),
@@ -302,6 +321,7 @@ fn capture<'f>(
         .map(|i| f[i].to_string())
         .ok_or_else(|| "the CDX header names no `a` (original URL) field".to_string())?;
     Ok(Capture {
+        key: col('N'),
         url,
         status: col('s'),
         digest: col('k'),
@@ -320,6 +340,9 @@ pub(crate) fn resolve_location(base: &str, location: &str) -> Option<String> {
 
 /// What a declared pair (a redirect's `Location`, a page's canonical) says about `url`.
 pub(crate) enum Declared {
+    /// `url` or the target could be read as two hosts ([`dedust_core::trusted_host`]): no
+    /// evidence, and no decision.
+    Ambiguous(dedust_core::Ambiguity),
     /// The pair, as cluster `{signal}:{url}` of `url` and the absolute target.
     Pair(String),
     /// The target is the URL itself (a cookie check, a self-canonical): nothing.
@@ -330,28 +353,72 @@ pub(crate) enum Declared {
     NotUrl,
 }
 
-/// Resolve the target a page declares against its URL and judge it ([`Declared`]).
+/// Resolve the target a page declares against its URL and judge it ([`Declared`]). Which
+/// site each side is on is decided by [`dedust_core::trusted_host`] alone: a URL it cannot
+/// place (and a target written with such an authority, before resolution) decides nothing.
 pub(crate) fn declared(url: &str, target: &str) -> Declared {
-    match resolve_location(url, target) {
-        None => Declared::NotUrl,
-        Some(to) if !same_site(url, &to) => Declared::OtherSite,
-        Some(to) if to == url => Declared::Itself,
-        Some(to) => Declared::Pair(to),
+    let from = match dedust_core::trusted_host(url) {
+        Ok(h) => h,
+        Err(a) => return Declared::Ambiguous(a),
+    };
+    let Some(to) = resolve_location(url, target) else {
+        return Declared::NotUrl;
+    };
+    // A target with its own authority (`https://…`, `//…`, `https:\\…`) is judged as written
+    // too: a parser resolving it differently must not reach another host.
+    let t = target.trim();
+    let own_authority = t.starts_with("//")
+        || t.starts_with("\\")
+        || t.split_once(':').is_some_and(|(s, _)| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"+-.".contains(&c))
+        });
+    if own_authority {
+        let written = match t.strip_prefix("//").or_else(|| t.strip_prefix("\\")) {
+            Some(rest) => format!("{}://{rest}", url.split_once(':').map_or("http", |p| p.0)),
+            None => t.to_string(),
+        };
+        if let Err(a) = dedust_core::trusted_host(&written) {
+            return Declared::Ambiguous(a);
+        }
+    }
+    let to_host = match dedust_core::trusted_host(&to) {
+        Ok(h) => h,
+        Err(a) => return Declared::Ambiguous(a),
+    };
+    if !same_site(&from, &to_host) {
+        Declared::OtherSite
+    } else if to == url {
+        Declared::Itself
+    } else {
+        Declared::Pair(to)
     }
 }
 
-/// Whether two absolute URLs are on one site (registrable domain). A redirect or a declared
+/// Whether two trusted hosts are on one site (registrable domain). A redirect or a declared
 /// canonical to another site is never evidence: a site may only pair its own URLs, or a page
 /// of `evil.example` redirecting to two pages of `victim.example` would teach the victim's
 /// rules.
-pub(crate) fn same_site(a: &str, b: &str) -> bool {
-    let host = |u: &str| crate::tokenize::split_url(u).map(|p| p.host.to_ascii_lowercase());
-    match (host(a), host(b)) {
-        (Some(x), Some(y)) => {
-            x == y || crate::site::registrable_domain(&x) == crate::site::registrable_domain(&y)
+pub(crate) fn same_site(a: &dedust_core::TrustedHost, b: &dedust_core::TrustedHost) -> bool {
+    a.host() == b.host() || a.site() == b.site()
+}
+
+/// Why a capture's URL takes part in no trust decision: it could be read as two hosts, or the
+/// index line's SURT key names another host than its URL (`key`: the line's first field, for
+/// CDX(J); `None` otherwise).
+pub(crate) fn untrusted_capture(url: &str, key: Option<&str>) -> Option<dedust_core::Ambiguity> {
+    let h = match dedust_core::trusted_host(url) {
+        Ok(h) => h,
+        Err(a) => return Some(a),
+    };
+    let key = key?;
+    (!dedust_core::__private::trust::surt_names(key, h.host())).then(|| {
+        dedust_core::Ambiguity::SurtKey {
+            key: key.split(')').next().unwrap_or(key).to_string(),
+            host: h.host().to_string(),
         }
-        _ => false,
-    }
+    })
 }
 
 /// One CSV record's cluster and URL fields (`None`: the line has too few fields): kept, or
@@ -456,6 +523,12 @@ impl Piece {
         rep.filtered += self.rep.filtered;
         rep.redirects += self.rep.redirects;
         rep.cross_site += self.rep.cross_site;
+        for (k, why) in self.rep.first_ambiguous {
+            if rep.first_ambiguous.len() < 5 {
+                rep.first_ambiguous.push((*lineno + k, why));
+            }
+        }
+        rep.ambiguous += self.rep.ambiguous;
         *lineno += self.rep.lines;
         for run in self.runs {
             acc.push_run(run);
@@ -601,6 +674,10 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
         p.rep.bad(n, format!("not a URL: {:?}", trunc(&c.url)));
         return;
     }
+    if let Some(why) = untrusted_capture(&c.url, c.key.as_deref()) {
+        p.rep.ambiguous(n, format!("{:?}: {why}", trunc(&c.url)));
+        return;
+    }
     let status = c.status.as_deref().unwrap_or("");
     if status == "200" {
         match &c.digest {
@@ -625,6 +702,9 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
                 p.rep.cross_site += 1;
             }
             Declared::Itself => p.rep.filtered += 1,
+            Declared::Ambiguous(why) => p
+                .rep
+                .ambiguous(n, format!("`Location` {:?}: {why}", trunc(loc))),
             Declared::NotUrl => p
                 .rep
                 .bad(n, format!("`Location` is no URL: {:?}", trunc(loc))),
@@ -821,6 +901,8 @@ pub fn read_clusters_from(
         rep.cross_site = w.cross_site;
         rep.filtered = w.filtered;
         rep.skipped = w.skipped;
+        rep.ambiguous = w.ambiguous;
+        rep.first_ambiguous = w.first_ambiguous.into_iter().map(|m| (0, m)).collect();
         rep.robots = w.robots;
         rep.clean_params = w.clean_params;
         rep.first_bad = w.first_bad.into_iter().map(|m| (0, m)).collect();
@@ -1609,25 +1691,25 @@ mod tests {
         // another order and its lines; "CDX " inside a line, a header line that is not UTF-8
         // (no header), a redirect, a redirect to another site, a 404, bad lines.
         let mut cdx =
-            b"h)/ 1 {\"url\": \"http://h.org/a\", \"status\": \"200\", \"digest\": \"D1\"}\n\
-            h)/ 1 {\"url\": \"http://h.org/b\", \"status\": \"200\", \"digest\": \"D1\"}\n\
-            h)/ 1 {bad json\n\
+            b"org,h)/ 1 {\"url\": \"http://h.org/a\", \"status\": \"200\", \"digest\": \"D1\"}\n\
+            org,h)/ 1 {\"url\": \"http://h.org/b\", \"status\": \"200\", \"digest\": \"D1\"}\n\
+            org,h)/ 1 {bad json\n\
             \n\
              CDX N b a m s k r M S V g\n\
-            h)/c 1 http://h.org/c text/html 200 D2 - - 10 0 f.warc.gz\n\
-            h)/d 1 http://h.org/CDX%20d text/html 200 D2 - - 10 0 f.warc.gz\n\
-            h)/e 1 http://h.org/e text/html 301 D3 /c - 10 0 f.warc.gz\n\
-            h)/f 1 http://h.org/f text/html 301 D3 http://other.net/ - 10 0 f.warc.gz\n\
-            h)/g 1 http://h.org/g text/html 404 D4 - - 10 0 f.warc.gz\r\n"
+            org,h)/c 1 http://h.org/c text/html 200 D2 - - 10 0 f.warc.gz\n\
+            org,h)/d 1 http://h.org/CDX%20d text/html 200 D2 - - 10 0 f.warc.gz\n\
+            org,h)/e 1 http://h.org/e text/html 301 D3 /c - 10 0 f.warc.gz\n\
+            org,h)/f 1 http://h.org/f text/html 301 D3 http://other.net/ - 10 0 f.warc.gz\n\
+            org,h)/g 1 http://h.org/g text/html 404 D4 - - 10 0 f.warc.gz\r\n"
                 .to_vec();
-        cdx.extend_from_slice(b" CDX a N b s k \xff\nh)/z 1 x CDX a\n");
+        cdx.extend_from_slice(b" CDX a N b s k \xff\norg,h)/z 1 x CDX a\n");
         cdx.extend_from_slice(
-            b"h)/h 1 http://h.org/h text/html 200 D2 - - 10 0 f.warc.gz\n \
+            b"org,h)/h 1 http://h.org/h text/html 200 D2 - - 10 0 f.warc.gz\n \
               CDX a b N s k\n\
-              http://h.org/i 1 h)/i 200 D2\n\
-              http://h.org/j 1 h)/j 200 D5\n\
-              http://h.org/k 1 h)/k 200\n\
-              http://h.org/l 1 h)/l 200 D5\n",
+              http://h.org/i 1 org,h)/i 200 D2\n\
+              http://h.org/j 1 org,h)/j 200 D5\n\
+              http://h.org/k 1 org,h)/k 200\n\
+              http://h.org/l 1 org,h)/l 200 D5\n",
         );
         // A line of `CDX ` over and over (no header: looked at once, not once a match), then
         // one more line.

@@ -200,7 +200,8 @@ pub struct LearnStats {
     pub multi: usize,
     /// URLs read.
     pub urls: usize,
-    /// URLs the base layer rejected.
+    /// URLs the base layer rejected, or that parsers could read as two hosts
+    /// ([`dedust_core::trusted_host`]: a `\`, `@` or `%` in the authority, a non-ASCII host…).
     pub bad_urls: usize,
     /// URLs over the learning limits ([`MAX_LEARN_URL`], [`MAX_LEARN_PARTS`]), left out.
     pub too_long: usize,
@@ -461,6 +462,8 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> PreparedClust
     for u in &c.urls {
         match base_normalize(u, &opts.base) {
             Ok(n) if n.len() > MAX_LEARN_URL || parts(&n) > MAX_LEARN_PARTS => too_long += 1,
+            // A URL parsers could read as two hosts decides nothing (`dedust_core::trusted_host`).
+            Ok(n) if !trusted_normalized(u, &n) => bad += 1,
             Ok(n) => {
                 set.insert(n);
             }
@@ -468,6 +471,12 @@ pub(crate) fn prepare_cluster(c: &Cluster, opts: &LearnOptions) -> PreparedClust
         }
     }
     (set.into_iter().collect(), bad, too_long)
+}
+
+/// Whether `url`, base-normalized to `n`, names the host the base layer read
+/// ([`dedust_core::__private::trust::trusted_as`]).
+fn trusted_normalized(url: &str, n: &str) -> bool {
+    split_url(n).is_some_and(|p| dedust_core::__private::trust::trusted_as(url, p.host).is_ok())
 }
 
 /// A cluster after base normalization: its sorted distinct URLs, the URLs the base layer
@@ -489,8 +498,8 @@ fn parts(url: &str) -> usize {
 }
 
 /// Where `learn` puts a URL: its registrable domain and host after base normalization, or
-/// `None` when learning leaves the URL out (the base layer rejects it, or it is over
-/// [`MAX_LEARN_URL`] / [`MAX_LEARN_PARTS`]). Without `--allow-cross-site`, no evidence crosses
+/// `None` when learning leaves the URL out (the base layer rejects it, parsers could read it
+/// as two hosts, or it is over [`MAX_LEARN_URL`] / [`MAX_LEARN_PARTS`]). Without `--allow-cross-site`, no evidence crosses
 /// sites, so rows keyed by this site can be learned in separate shards; a cluster spanning more
 /// than [`LearnOptions::boilerplate_sites`] sites does not even join hosts.
 ///
@@ -499,10 +508,11 @@ fn parts(url: &str) -> usize {
 /// let got = learn_site("HTTP://Forum.BBC.co.uk:80/a", &Default::default());
 /// assert_eq!(got, Some(("bbc.co.uk".to_string(), "forum.bbc.co.uk".to_string())));
 /// assert_eq!(learn_site("not a url", &Default::default()), None);
+/// assert_eq!(learn_site("https://evil.org\\@victim.org/", &Default::default()), None);
 /// ```
 pub fn learn_site(url: &str, base: &BaseOptions) -> Option<(String, String)> {
     let n = base_normalize(url, base).ok()?;
-    if n.len() > MAX_LEARN_URL || parts(&n) > MAX_LEARN_PARTS {
+    if n.len() > MAX_LEARN_URL || parts(&n) > MAX_LEARN_PARTS || !trusted_normalized(url, &n) {
         return None;
     }
     let host = split_url(&n)?.host;

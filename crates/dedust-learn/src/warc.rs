@@ -16,6 +16,13 @@
 //! A pair spanning two sites (a syndicated canonical, a redirect to another domain) is read like
 //! any other; `learn` learns clusters per site, so it never becomes a cross-site rule.
 //!
+//! Which host a record speaks for is decided by [`dedust_core::trusted_host`] alone. A record
+//! whose target URI could be read as two hosts (a `\`, `@` or `%` in its authority, a
+//! non-ASCII host…), whose `request` record's `Host` header names another host (request and
+//! response may come in either order: the records are held until the file is read), or whose
+//! redirect or canonical is such a URL, joins nothing: it is counted in
+//! [`WarcReport::ambiguous`], as are its robots.txt lines.
+//!
 //! Invariants (hostile input, `each_record`): a header line is at most [`MAX_HEADER_LINE`]
 //! bytes and a header block at most [`MAX_WARC_HEADER`]; a record body is held only up to the
 //! caller's bound ([`SIGNAL_BLOCK`] for the signals: the rest is hashed as it streams past); only
@@ -59,6 +66,12 @@ pub struct WarcReport {
     pub clean_params: Vec<(String, String)>,
     /// Bytes held in [`WarcReport::clean_params`].
     pub clean_param_bytes: usize,
+    /// Records left out of every trust decision: a target URI (or the redirect or canonical
+    /// it declares) that could be read as two hosts, or a request whose `Host` header names
+    /// another host than its target URI ([`dedust_core::trusted_host`]).
+    pub ambiguous: usize,
+    /// The first few ambiguous records (`name#record: why`).
+    pub first_ambiguous: Vec<String>,
     /// Malformed records skipped (or the truncation that ended the file).
     pub skipped: usize,
     /// The first few problems (`name#record: why`, with byte offsets where they help).
@@ -72,6 +85,22 @@ impl WarcReport {
             self.first_bad.push(why);
         }
     }
+
+    fn ambiguous(&mut self, why: String) {
+        self.ambiguous += 1;
+        if self.first_ambiguous.len() < 5 {
+            self.first_ambiguous.push(why);
+        }
+    }
+}
+
+/// What reading holds until the file is read: the records to emit and the target URIs whose
+/// request named another `Host` (a request may follow its response).
+#[derive(Default)]
+struct Held {
+    emits: Vec<(String, String)>,
+    /// Target URIs whose request's `Host` header names another host.
+    foreign: std::collections::HashSet<String>,
 }
 
 /// Most bytes of robots.txt `Clean-param:` lines (and their URLs) held from one WARC.
@@ -94,6 +123,7 @@ pub const MAX_CLEAN_PARAM_BYTES: usize = 1 << 20;
 pub fn read_signals(r: impl BufRead, name: &str, mut emit: impl FnMut(&str, &str)) -> WarcReport {
     let mut rep = WarcReport::default();
     let mut bad = Vec::new();
+    let mut held = Held::default();
     each_record(
         r,
         name,
@@ -102,28 +132,108 @@ pub fn read_signals(r: impl BufRead, name: &str, mut emit: impl FnMut(&str, &str
         &mut |why| bad.push(why),
         &mut |rec| {
             rep.records += 1;
-            record(&rec, &mut rep, &mut emit)
+            record(&rec, &mut rep, &mut held)
         },
     );
     for why in bad {
         rep.bad(why);
     }
+    // A record whose request named another host joins nothing; nor does a pair it declared.
+    let foreign = |u: &str| held.foreign.contains(u);
+    let mut left_out: std::collections::HashSet<String> = Default::default();
+    for (c, u) in &held.emits {
+        let declarer = c
+            .split_once(':')
+            .map(|(_, d)| d)
+            .filter(|_| !c.starts_with("digest:"));
+        match declarer
+            .filter(|d| foreign(d))
+            .or(Some(u.as_str()).filter(|u| foreign(u)))
+        {
+            Some(source) => {
+                left_out.insert(source.to_string());
+                // Uncount what was counted when it was read: a digest record, or a pair (once,
+                // at its first record: the declaring URL).
+                match c.split_once(':') {
+                    Some(("digest", _)) => rep.digests -= 1,
+                    Some(("redirect", d)) if d == u => rep.redirects -= 1,
+                    Some(("canonical", d)) if d == u => rep.canonicals -= 1,
+                    _ => {}
+                }
+            }
+            None => emit(c, u),
+        }
+    }
+    rep.clean_params.retain(|(u, _)| {
+        let keep = !foreign(u);
+        if !keep {
+            left_out.insert(u.clone());
+        }
+        keep
+    });
+    let mut left_out: Vec<String> = left_out.into_iter().collect();
+    left_out.sort_unstable();
+    for u in left_out {
+        rep.ambiguous(format!(
+            "{name}: {u:?}: its request record's `Host` header names another host"
+        ));
+    }
     rep
 }
 
+/// The `Host` header of an HTTP request head, lower case, without a port; `None` without one.
+fn request_host(block: &[u8]) -> Option<String> {
+    let end = memchr::memmem::find(block, b"\r\n\r\n").unwrap_or(block.len());
+    let head = String::from_utf8_lossy(&block[..end]);
+    let v = head.lines().skip(1).find_map(|l| {
+        l.split_once(':')
+            .filter(|(k, _)| k.trim().eq_ignore_ascii_case("host"))
+            .map(|(_, v)| v.trim().to_ascii_lowercase())
+    })?;
+    // `h:80`, `[::1]:80`: the port goes (a bracketed literal keeps its colons).
+    Some(match v.rsplit_once(':') {
+        Some((h, p)) if p.bytes().all(|c| c.is_ascii_digit()) && !h.ends_with(':') => h.to_string(),
+        _ => v,
+    })
+}
+
 /// Handle one record for the signals; a skip message when it is malformed.
-fn record(rec: &Record, rep: &mut WarcReport, emit: &mut impl FnMut(&str, &str)) -> Option<String> {
+fn record(rec: &Record, rep: &mut WarcReport, held: &mut Held) -> Option<String> {
     let origin = &rec.origin;
     let kind = field(&rec.fields, "WARC-Type").unwrap_or("");
     let http = field(&rec.fields, "Content-Type")
         .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/http"));
-    let url = field(&rec.fields, "WARC-Target-URI")
-        .map(|u| u.trim_matches(['<', '>']))
-        .filter(|u| u.starts_with("http://") || u.starts_with("https://"));
+    // WARC 1.0's grammar wrote the URI in `<…>`: one pair is taken off, no more.
+    let url = field(&rec.fields, "WARC-Target-URI").map(|u| {
+        u.strip_prefix('<')
+            .and_then(|u| u.strip_suffix('>'))
+            .unwrap_or(u)
+    });
+    if let (Some(url), true, "request") = (url, http, kind) {
+        // A request whose `Host` is not its target URI's host: the pair was fetched from one
+        // host and filed under another.
+        if let (Ok(h), Some(header)) = (dedust_core::trusted_host(url), request_host(&rec.block)) {
+            if header != h.host() {
+                held.foreign.insert(url.to_string());
+            }
+        }
+        rep.filtered += 1;
+        return None;
+    }
+    let url = url.filter(|u| {
+        let scheme = u.split_once(':').map_or("", |p| p.0);
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    });
     let (Some(url), true, "response" | "revisit") = (url, http, kind) else {
         rep.filtered += 1;
         return None;
     };
+    if let Some(why) = crate::input::untrusted_capture(url, None) {
+        rep.ambiguous(format!("{origin}: {url:?}: {why}"));
+        return None;
+    }
+    let mut emit = |c: &str, u: &str| held.emits.push((c.to_string(), u.to_string()));
+    let emit = &mut emit;
     // A revisit's block may be the HTTP head without its blank line.
     let split = http_split(&rec.block).or_else(|| {
         let mut b = rec.block.clone();
@@ -244,6 +354,10 @@ fn pair(
         // A redirect to itself (a cookie check), a self-canonical: nothing.
         Declared::Itself => {
             rep.filtered += usize::from(signal == "redirect");
+            None
+        }
+        Declared::Ambiguous(why) => {
+            rep.ambiguous(format!("{url:?}: its {signal} {target:?}: {why}"));
             None
         }
         Declared::NotUrl => Some(()),
