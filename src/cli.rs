@@ -1,6 +1,6 @@
 //! Command line: clap definitions and dispatch. Exit codes (also in README):
 //! 0 success; 1 error (unreadable input, bad rule file, empty input); 2 usage error;
-//! 3 `normalize --strict` saw bad lines.
+//! 3 `normalize --strict` saw bad lines (or left out rules that move URLs without consent).
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -621,8 +621,17 @@ pub struct LearnArgs {
     /// over all the data would (what integrations/spark passes).
     #[arg(long)]
     pub shard: bool,
+    /// The job this shard belongs to (recorded in the rule file): `merge` pools cross-host
+    /// evidence only over files of one job, so a file of another job cannot invent evidence.
+    #[arg(long, value_name = "ID", requires = "shard")]
+    pub job_id: Option<String>,
+    /// The partition (shard number) of the job this input is (recorded with `--job-id`).
+    #[arg(long, value_name = "N", requires = "job_id")]
+    pub partition: Option<u64>,
     /// Exit with code 3 (after writing the rules) when an input line or URL was skipped or left
-    /// out (malformed, rejected by the base layer, over a limit).
+    /// out (malformed, rejected by the base layer, over a limit), or a rule of
+    /// --cross-host-candidates / --cross-host-decided was left out for moving URLs to another
+    /// host or path prefix without that site's consent.
     #[arg(long)]
     pub strict: bool,
 }
@@ -648,7 +657,8 @@ pub struct NormalizeArgs {
     /// Summary on stderr.
     #[arg(long)]
     pub stats: bool,
-    /// Exit with code 3 when a bad line was seen.
+    /// Exit with code 3 when a bad line was seen, or a rule was left out for moving URLs to
+    /// another host or path prefix without that site's consent.
     #[arg(long)]
     pub strict: bool,
     /// Rules only: leave URL bytes otherwise untouched.

@@ -24,8 +24,8 @@
 
 pub use dedust_content::{cluster, pages, similarity, tdw, verify};
 pub use dedust_core::__private::{
-    base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site, stream,
-    tier, url_parts,
+    base, error, hash, javaregex, judge, merge, model, moves, normalize, render, rulefile, site,
+    stream, tier, url_parts,
 };
 pub use dedust_interop::{export, import, lists};
 pub use dedust_io::bytes_read;
@@ -42,7 +42,7 @@ mod merge_tests;
 pub use align::{AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{Column, ColumnClass, Consensus};
-pub use dedust_core::{merge, merge_partial, MergeReport};
+pub use dedust_core::{merge, merge_partial, Consent, MergeReport, PSL_VERSION};
 pub use error::{Error, Result};
 pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};

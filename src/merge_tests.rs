@@ -264,7 +264,8 @@ fn conflicts_keep_the_better_rule_and_are_reported() {
     let mut worse = a.clone();
     for r in &mut worse.rules {
         r.id.push('z');
-        r.output.host = Some("elsewhere.org".into());
+        // Another output, one that moves no URL to another site (a scheme).
+        r.output.scheme = Some("https".into());
         r.support = Some(1);
         r.fp = Some(1);
     }
@@ -280,7 +281,8 @@ fn one_id_with_two_contents_merges_the_same_in_either_order() {
     let a = learned(&[("1", &["http://www.a.org/x", "http://a.org/x"])]);
     let mut b = a.clone();
     for r in &mut b.rules {
-        r.output.host = Some("elsewhere.org".into());
+        // Another output, one that moves no URL to another site (a scheme).
+        r.output.scheme = Some("https".into());
     }
     let (ab, rep) = merge(&[a.clone(), b.clone()], &[]).unwrap();
     let (ba, rep2) = merge(&[b, a.clone()], &[]).unwrap();

@@ -139,13 +139,15 @@ def site_keys(rows):
                            f"{failed[0] if failed else err}")
 
 
-def learn_partition(learn_args, shipped_args=()):
-    """A function piping one partition's `(pid, (cluster, url))` rows as TSV into `dedust learn -`
-    as they are read; yields `(partition rows, rule file text, child peak RSS KiB, worker peak
-    RSS KiB, seconds)` (nothing for an empty partition). `shipped_args`: `(flag, file name)`
-    pairs whose file was shipped with `SparkContext.addFile`, found on the executor."""
+def learn_partition(learn_args, shipped_args=(), job_id=None):
+    """A function (for `mapPartitionsWithIndex`) piping one partition's `(pid, (cluster, url))`
+    rows as TSV into `dedust learn -` as they are read; yields `(partition rows, rule file text,
+    child peak RSS KiB, worker peak RSS KiB, seconds)` (nothing for an empty partition).
+    `shipped_args`: `(flag, file name)` pairs whose file was shipped with
+    `SparkContext.addFile`, found on the executor. `job_id`: recorded in the rule file with the
+    partition index (`--job-id`, `--partition`), so `merge` pools evidence within this job only."""
 
-    def run_part(rows):
+    def run_part(index, rows):
         import resource
 
         t0 = time.time()
@@ -155,6 +157,8 @@ def learn_partition(learn_args, shipped_args=()):
             return
         cmd = [dedust_bin(), "learn", "-", "--input-format", "tsv", "-q", "-v", "--threads", "1",
                *learn_args]
+        if job_id is not None:
+            cmd += ["--job-id", job_id, "--partition", str(index)]
         for flag, name in shipped_args:
             cmd += [flag, SparkFiles.get(name)]
         with tempfile.TemporaryFile() as err:
@@ -427,11 +431,14 @@ def learn(spark, a):
         .persist(StorageLevel.DISK_ONLY)
     )
     tag = f"{os.getpid()}-{int(time.time() * 1000)}"
+    # Every pass's partition files name this job: `merge` pools evidence within one job only.
+    job_id = f"{spark.sparkContext.applicationId}-{tag}"
     passes = []
 
     def run_pass(n, shipped_args, want_tier=True):
         t = time.time()
-        learned = by_pid.mapPartitions(learn_partition(learn_args, shipped_args)).persist(
+        learned = by_pid.mapPartitionsWithIndex(
+            learn_partition(learn_args, shipped_args, job_id)).persist(
             StorageLevel.DISK_ONLY)
         # The driver gets each partition's numbers, and one rule file: the partitions' files
         # are merged on the executors (a tree of `merge --partial`), the last step here.

@@ -30,12 +30,17 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             .collect()
     };
     let mut foreign = Vec::new();
+    // Moves without consent never enter (left out on reading, with a warning).
+    let mut refused = 0;
     if let Some(p) = &a.cross_host_candidates {
-        foreign.extend(global(&dedust::RuleFile::read(p)?));
+        let f = dedust::RuleFile::read(p)?;
+        refused += super::warn_refused(p, &f);
+        foreign.extend(global(&f));
     }
     let decided = match &a.cross_host_decided {
         Some(p) => {
             let f = dedust::RuleFile::read(p)?;
+            refused += super::warn_refused(p, &f);
             let tier: Vec<dedust::Rule> = f
                 .rules
                 .iter()
@@ -123,6 +128,10 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     }
     let mut out = out;
     out.file.stamp_learned(&at, std::slice::from_ref(&a.input));
+    out.file.job = a.job_id.as_ref().map(|id| dedust::rulefile::Job {
+        id: id.clone(),
+        partition: a.partition,
+    });
     super::write_out(a.output.as_deref(), &out.file.to_json())?;
     if let Some(p) = &a.explain {
         let kept: std::collections::HashSet<&str> =
@@ -144,6 +153,12 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                 }
                 v
             })
+            .chain(out.stats.no_consent.iter().map(|(id, pattern, target)| {
+                serde_json::json!({
+                    "kept": false, "id": id, "pattern": pattern, "target": target,
+                    "rejected": "no consent",
+                })
+            }))
             .collect();
         super::write_out(Some(p), &(serde_json::to_string_pretty(&v)? + "\n"))?;
     }
@@ -171,6 +186,12 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             s.cross_site
         );
     }
+    if !s.no_consent.is_empty() {
+        eprintln!(
+            "learn: {} candidates rejected for no consent: they move URLs to another host or path prefix, and no redirect or canonical declared by the URLs they rewrite says so (--allow-cross-site learns them)",
+            s.no_consent.len()
+        );
+    }
     if s.boilerplate > 0 {
         eprintln!(
             "learn: {} clusters span more than {} registrable domains and were learned per host as boilerplate (an empty body, a parked or 404 page is not DUST; --boilerplate-sites sets the bound)",
@@ -190,11 +211,13 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         a.output.as_deref().unwrap_or("stdout"),
         t0.elapsed().as_secs_f64()
     );
-    Ok(if a.strict && skipped + s.bad_urls + s.too_long > 0 {
-        3
-    } else {
-        0
-    })
+    Ok(
+        if a.strict && skipped + s.bad_urls + s.too_long + refused > 0 {
+            3
+        } else {
+            0
+        },
+    )
 }
 
 /// The label of a learning stage in progress bars and `-v` timings.

@@ -331,6 +331,25 @@ pub fn load_rules(paths: &[String]) -> anyhow::Result<Vec<dedust::Rule>> {
     Ok(load_rule_files(paths)?.0)
 }
 
+/// [`load_rules`], and how many rules the files held that move URLs to another host or path
+/// prefix without that site's consent (left out with a warning; for `--strict`).
+pub fn load_rules_counted(paths: &[String]) -> anyhow::Result<(Vec<dedust::Rule>, usize)> {
+    let (rules, _, _, refused) = load_rule_sets_counted(paths)?;
+    Ok((rules, refused))
+}
+
+/// Warn on stderr when reading `path` left out rules that move URLs to another host or path
+/// prefix without that site's consent ([`dedust::RuleFile::refused`]); returns their number.
+pub fn warn_refused(path: &str, f: &dedust::RuleFile) -> usize {
+    if f.refused > 0 {
+        eprintln!(
+            "dedust: warning: {}",
+            dedust::moves::dropped_message(path, f.refused)
+        );
+    }
+    f.refused
+}
+
 /// Load and concatenate rule files, with the base settings of the first (a warning when the
 /// files were learned with different base settings).
 pub fn load_rule_files(
@@ -346,13 +365,30 @@ pub fn load_rule_files(
 pub fn load_rule_sets(
     paths: &[String],
 ) -> anyhow::Result<(Vec<dedust::Rule>, Vec<dedust::Rule>, dedust::BaseSettings)> {
+    let (rules, revoked, base, _) = load_rule_sets_counted(paths)?;
+    Ok((rules, revoked, base))
+}
+
+/// [`load_rule_sets`], and how many rules were left out as moves without consent
+/// ([`warn_refused`]).
+#[allow(clippy::type_complexity)]
+pub fn load_rule_sets_counted(
+    paths: &[String],
+) -> anyhow::Result<(
+    Vec<dedust::Rule>,
+    Vec<dedust::Rule>,
+    dedust::BaseSettings,
+    usize,
+)> {
     if paths.iter().filter(|p| *p == "-").count() > 1 {
         anyhow::bail!("standard input can hold one rule file: `-r -` is given twice");
     }
     let (mut rules, mut revoked) = (Vec::new(), Vec::new());
     let mut base = None;
+    let mut refused = 0;
     for p in paths {
         let f = dedust::RuleFile::read(p)?;
+        refused += warn_refused(p, &f);
         match base {
             None => base = Some(f.base),
             Some(b) if b != f.base => {
@@ -374,7 +410,7 @@ pub fn load_rule_sets(
         rules.extend(live);
         revoked.extend(gone);
     }
-    Ok((rules, revoked, base.unwrap_or_default()))
+    Ok((rules, revoked, base.unwrap_or_default(), refused))
 }
 
 /// `cluster<TAB>url` text of clusters.

@@ -15,7 +15,7 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
             "standard input can feed the rules (-r -) or the URLs, not both: give the URL file as an argument"
         );
     }
-    let rules = super::load_rules(&a.rules)?;
+    let (rules, refused) = super::load_rules_counted(&a.rules)?;
     let base = (!a.no_base).then(|| a.base.options());
     let n = Normalizer::new(rules, base);
     let growing = n.growing_rules();
@@ -83,7 +83,7 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
         );
     }
     Ok(
-        if a.strict && (bad > 0 || limit > 0 || grew > 0 || !growing.is_empty()) {
+        if a.strict && (bad > 0 || limit > 0 || grew > 0 || !growing.is_empty() || refused > 0) {
             3
         } else {
             0

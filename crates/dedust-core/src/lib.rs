@@ -9,8 +9,9 @@
 //! streaming and batch drivers ([`normalize_stream`], [`normalize_many`]), imported Java regexes
 //! ([`JavaRegex`], [`regex_rule`]), the readable notation and regex form of a rule
 //! ([`describe`], [`regex_form`]), merging the rule files of host shards ([`merge`]), URL
-//! splitting ([`split_url`]), registrable domains ([`registrable_domain`]) and the host a
-//! captured URL speaks for in trust decisions ([`trusted_host`]). Errors are typed
+//! splitting ([`split_url`]), registrable domains ([`registrable_domain`]), the host a captured
+//! URL speaks for in trust decisions ([`trusted_host`]) and site moves ([`site_move`],
+//! [`Consent`]: a rule file never lets one site take over another's URLs). Errors are typed
 //! ([`Error`], [`BaseError`], [`JavaRegexError`]), all `#[non_exhaustive]`.
 //!
 //! `__private` (hidden) gives the workspace's other crates — the learner, the crawler exports,
@@ -51,6 +52,7 @@ mod judge;
 mod key_index;
 mod merge;
 mod model;
+mod moves;
 mod normalize;
 mod render;
 mod rulefile;
@@ -69,12 +71,13 @@ pub use model::{
     convention_rule, CapType, Cluster, Convention, Learned, Piece, Revoked, Rule, RuleKind, SegOut,
     Source, Target, ValOut, ValPat, ANY_HOST,
 };
+pub use moves::{drop_refused, refused, site_move, Consent, Move};
 pub use normalize::{
     apply_rule, BadLine, LineResult, LineStatus, Normalized, Normalizer, MAX_LINE, MAX_ROUNDS,
 };
 pub use render::{describe, regex_form, regex_form_on_hosts};
-pub use rulefile::{BaseSettings, RuleFile, ValidationSettings, VERSION};
-pub use site::registrable_domain;
+pub use rulefile::{BaseSettings, Job, RuleFile, ValidationSettings, VERSION};
+pub use site::{registrable_domain, PSL_VERSION};
 pub use stream::{
     normalize_many, normalize_many_changed, normalize_stream, Changed, StreamOptions, StreamStats,
     HELD_LINE,
@@ -96,7 +99,7 @@ pub mod __private {
         )*};
     }
     whole!(
-        base, error, hash, javaregex, judge, merge, model, normalize, render, rulefile, site,
-        stream, tier, trust, url_parts
+        base, error, hash, javaregex, judge, merge, model, moves, normalize, render, rulefile,
+        site, stream, tier, trust, url_parts
     );
 }

@@ -24,6 +24,15 @@
 //! wins; `evidence` never lifts one). Revocations are decided before conflicts and pooled
 //! cross-host decisions, so a revoked rule wins no conflict. Live rules keep their newest
 //! provenance; byte for byte equal to one `learn` run means equal but for `learned`.
+//!
+//! Trust: evidence is pooled only within one job ([`RuleFile::job`]): when some inputs name a
+//! job, the job most inputs name (ties: the smallest id) pools, and every other input (another
+//! job's, or one naming none) is merged as an imported list is: its rules are kept, its
+//! evidence, exposure and unchecked list are ignored (reported in [`MergeReport::foreign`]), so
+//! a corrupt or hostile file cannot invent the sites that would make a cross-host rule. Rules
+//! that move URLs to another host or path prefix without consent ([`crate::refused`]) are left
+//! out (counted in [`MergeReport::refused`]). Files learned with different Public Suffix Lists
+//! ([`RuleFile::psl`]) are refused: their sites differ.
 
 use crate::error::{Error, Result};
 use crate::model::Rule;
@@ -43,6 +52,13 @@ pub struct MergeReport {
     pub conflicts: Vec<(String, String, String)>,
     /// Rules written revoked: revoked in an input and not learned again after the revocation.
     pub revoked: usize,
+    /// Rules and evidence entries left out because they move URLs to another host or path
+    /// prefix without that site's consent ([`crate::refused`]; a file [`RuleFile::parse`] read
+    /// has none left, it counts them in [`RuleFile::refused`]).
+    pub refused: usize,
+    /// Inputs of another job than the pooling one (see the module docs), merged as imported
+    /// lists: (name, its job id if any, evidence entries ignored).
+    pub foreign: Vec<(String, Option<String>, usize)>,
 }
 
 /// Whether two rules are the same but for their provenance (two runs learning one rule).
@@ -100,6 +116,23 @@ fn merge_impl(
     partial: bool,
 ) -> Result<(RuleFile, MergeReport)> {
     let name = |i: usize| names.get(i).copied().unwrap_or("(input)").to_string();
+    let mut psls: Vec<(&str, usize)> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        if let Some(p) = f.psl.as_deref() {
+            if let Some(&(q, j)) = psls.iter().find(|(q, _)| *q != p) {
+                return Err(Error::RuleFile {
+                    path: name(i),
+                    message: format!(
+                        "learned with Public Suffix List {p}, but {} with {q}: the sites learning kept apart differ; learn every file with one dedust before merging",
+                        name(j)
+                    ),
+                });
+            }
+            psls.push((p, i));
+        }
+    }
+    let (trusted, refused, foreign) = trusted_inputs(files, names);
+    let files: &[RuleFile] = trusted.as_deref().unwrap_or(files);
     let Some(first) = files.first() else {
         return Err(Error::EmptyInput {
             path: "(no rule files)".into(),
@@ -136,11 +169,19 @@ fn merge_impl(
     }
     let mut rep = MergeReport {
         files: files.len(),
+        refused,
+        foreign,
         ..Default::default()
     };
     // A file given twice counts once (its evidence is not added to itself).
+    // Only the pooling job's files pool: another job's file takes no part in the evidence, the
+    // exposure or the checks (its rules are merged as an imported list's).
+    let job = pooling_job(files);
     let mut distinct: Vec<&RuleFile> = Vec::new();
     for f in files {
+        if job.is_some() && f.job.as_ref().map(|j| j.id.as_str()) != job {
+            continue;
+        }
         if !distinct.contains(&f) {
             distinct.push(f);
         }
@@ -365,6 +406,11 @@ fn merge_impl(
     }
     crate::judge::order(&mut rules);
     let mut out = RuleFile::new(rules, first.base, first.validation);
+    out.psl = psls.first().map(|(p, _)| p.to_string());
+    out.job = job.map(|id| crate::rulefile::Job {
+        id: id.to_string(),
+        partition: None,
+    });
     out.unchecked = unchecked;
     if partial {
         out.partial = true;
@@ -382,6 +428,61 @@ fn merge_impl(
         }
     }
     Ok((out, rep))
+}
+
+/// The job whose files pool their evidence: the job id most files name (ties: the smallest),
+/// `None` when no file names one (every file pools).
+fn pooling_job(files: &[RuleFile]) -> Option<&str> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for j in files.iter().filter_map(|f| f.job.as_ref()) {
+        *count.entry(j.id.as_str()).or_default() += 1;
+    }
+    // `max_by_key` keeps the last maximum: iterate from the largest id so the smallest wins.
+    count
+        .into_iter()
+        .rev()
+        .max_by_key(|&(_, n)| n)
+        .map(|(id, _)| id)
+}
+
+/// The inputs as merge may trust them: moves without consent left out, and the evidence,
+/// exposure and unchecked list of files outside the pooling job ([`pooling_job`]) dropped (they
+/// are merged as imported lists). `None` when every file is trusted as it is (no copy); with the
+/// number of rules left out and the foreign files.
+#[allow(clippy::type_complexity)]
+fn trusted_inputs(
+    files: &[RuleFile],
+    names: &[&str],
+) -> (
+    Option<Vec<RuleFile>>,
+    usize,
+    Vec<(String, Option<String>, usize)>,
+) {
+    let job = pooling_job(files);
+    let foreign = |f: &RuleFile| job.is_some() && f.job.as_ref().map(|j| j.id.as_str()) != job;
+    let moves = |f: &RuleFile| {
+        f.rules
+            .iter()
+            .chain(&f.evidence)
+            .any(|r| crate::moves::refused(r).is_some())
+    };
+    if !files.iter().any(|f| foreign(f) || moves(f)) {
+        return (None, 0, Vec::new());
+    }
+    let (mut refused, mut others) = (0, Vec::new());
+    let mut out = files.to_vec();
+    for (i, f) in out.iter_mut().enumerate() {
+        refused += crate::moves::drop_refused(&mut f.rules);
+        refused += crate::moves::drop_refused(&mut f.evidence);
+        if foreign(f) {
+            let name = names.get(i).copied().unwrap_or("(input)").to_string();
+            others.push((name, f.job.as_ref().map(|j| j.id.clone()), f.evidence.len()));
+            f.evidence.clear();
+            f.exposure.clear();
+            f.unchecked.clear();
+        }
+    }
+    (Some(out), refused, others)
 }
 
 /// Cross-host evidence of all files added up by rule id: support, fp, clusters and URLs summed

@@ -454,6 +454,13 @@ pub struct Rule {
     /// Empty for clusters given as such (a TSV of duplicate clusters).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub signals: BTreeMap<String, usize>,
+    /// Why the rule may move URLs to another host or literal path prefix
+    /// ([`site_move`](crate::site_move)): the rewritten URLs declared the target themselves
+    /// (redirects, canonicals), or the user allowed aliases between sites. Absent on every rule
+    /// that moves nothing; a rule that moves URLs without it is left out when a rule file is read
+    /// ([`crate::RuleFile::parse`]) and never learned. See [`crate::Consent`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consent: Option<crate::moves::Consent>,
     /// Registrable domains a cross-host template was learned from, recorded only by one shard of
     /// a crawl learned in pieces (`learn --shard`): a single run proposes such a template only
     /// from clusters on two sites at least, so shards propose it from one and
@@ -559,6 +566,7 @@ impl Rule {
             attested: vec![],
             convention: None,
             signals: BTreeMap::new(),
+            consent: None,
             domains: None,
             learned: None,
             revoked: None,

@@ -2,7 +2,10 @@
 //!
 //! In/out: [`RuleFile`] ⇄ JSON text. Invariants: `format` is `"dedust-rules"` and `version` is
 //! [`VERSION`]; a file with another format or a newer version is refused with a clear message;
-//! serialization is deterministic (struct field order, rules in application order).
+//! serialization is deterministic (struct field order, rules in application order); a rule that
+//! moves URLs to another host or path prefix without that site's consent
+//! ([`crate::refused`]) never comes out of [`RuleFile::parse`] (left out, counted in
+//! [`RuleFile::refused`]).
 
 use crate::error::{Error, Result};
 use crate::model::Rule;
@@ -38,6 +41,16 @@ pub struct RuleFile {
     /// Validation thresholds used (absent when not validated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<ValidationSettings>,
+    /// The Public Suffix List the rules were learned with ([`crate::PSL_VERSION`] of the
+    /// learning dedust: sites, and so what may be learned together, depend on it). `merge`
+    /// refuses files learned with different lists. Absent in files written before it and in
+    /// files no learning wrote (imported lists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psl: Option<String>,
+    /// The job this file is one part of (`learn --shard --job-id ID [--partition N]`): `merge`
+    /// pools cross-host evidence only over files of one job. Absent when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<Job>,
     /// Rules in application order.
     pub rules: Vec<Rule>,
     /// Cross-host evidence: every cross-host candidate `learn` validated, kept or not, with its
@@ -63,6 +76,26 @@ pub struct RuleFile {
     /// it ([`RuleFile::parse_any`]), [`RuleFile::parse`] and [`RuleFile::read`] refuse it.
     #[serde(skip)]
     pub partial: bool,
+    /// Rules (and `evidence` entries) [`RuleFile::parse`] left out: they move URLs to another
+    /// host or path prefix without that site's consent ([`crate::refused`]). Not serialized;
+    /// 0 in a file built in memory.
+    #[serde(skip)]
+    pub refused: usize,
+}
+
+/// The job a rule file is one part of ([`RuleFile::job`]).
+///
+/// ```
+/// let j = dedust_core::Job { id: "crawl-2026-11".into(), partition: Some(3) };
+/// assert_eq!(serde_json::to_string(&j).unwrap(), r#"{"id":"crawl-2026-11","partition":3}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    /// The job's id, as given (`--job-id`).
+    pub id: String,
+    /// The partition (shard) of the job this file was learned on, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u64>,
 }
 
 /// Validation settings recorded in a rule file.
@@ -139,11 +172,14 @@ impl RuleFile {
             generator: format!("dedust {}", env!("CARGO_PKG_VERSION")),
             base,
             validation,
+            psl: None,
+            job: None,
             rules,
             evidence: Vec::new(),
             exposure: Default::default(),
             unchecked: Vec::new(),
             partial: false,
+            refused: 0,
         }
     }
 
@@ -177,7 +213,9 @@ impl RuleFile {
         s
     }
 
-    /// Parse a rule file; `path` is used in messages.
+    /// Parse a rule file; `path` is used in messages. Rules that move URLs to another host or
+    /// path prefix without that site's consent ([`crate::refused`]) are left out, and counted in
+    /// [`RuleFile::refused`]: a rule file never lets one site take over another's URLs.
     ///
     /// ```
     /// let f = dedust_core::RuleFile::new(vec![], Default::default(), None);
@@ -250,6 +288,8 @@ impl RuleFile {
             }
         })?;
         f.partial = partial;
+        f.refused =
+            crate::moves::drop_refused(&mut f.rules) + crate::moves::drop_refused(&mut f.evidence);
         // Cross-host exceptions are looked up by binary search.
         for r in f.rules.iter_mut().chain(f.evidence.iter_mut()) {
             r.except.sort_unstable();

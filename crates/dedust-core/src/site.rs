@@ -10,6 +10,16 @@
 //! Invariants: pure and total (never fails); `registrable_domain(registrable_domain(h)) ==
 //! registrable_domain(h)`.
 
+/// The version of the `psl` crate (its Public Suffix List) compiled into this dedust: the
+/// sites `learn` keeps apart depend on it, so rule files record it ([`crate::RuleFile::psl`])
+/// and `merge` refuses to pool files learned with different lists. A test keeps it equal to
+/// `Cargo.lock`'s.
+///
+/// ```
+/// assert!(dedust_core::PSL_VERSION.starts_with("2."));
+/// ```
+pub const PSL_VERSION: &str = "2.1.247";
+
 /// The registrable domain of `host` (see the module docs).
 ///
 /// ```
@@ -205,5 +215,22 @@ mod tests {
         for h in &hosts {
             assert_eq!(www_is_same_site(h), two(h), "{h}");
         }
+    }
+
+    /// The recorded list version is the one `Cargo.lock` builds: a `cargo update -p psl` that
+    /// forgets the constant fails here.
+    #[test]
+    fn psl_version_is_cargo_locks() {
+        let lock = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock"),
+        )
+        .expect("the workspace's Cargo.lock");
+        let versions: Vec<&str> = lock
+            .split("[[package]]")
+            .filter(|p| p.lines().any(|l| l.trim() == "name = \"psl\""))
+            .filter_map(|p| p.lines().find_map(|l| l.trim().strip_prefix("version = ")))
+            .map(|v| v.trim_matches('"'))
+            .collect();
+        assert_eq!(versions, [super::PSL_VERSION]);
     }
 }

@@ -85,6 +85,35 @@ pub fn merge_siblings(rules: &[Rule]) -> Vec<Rule> {
     out
 }
 
+/// The consent of a merge of rules: their declared pairs added up, else the user's
+/// `--allow-cross-site` when one of them carries it, else none (a merge of moves that carry no
+/// consent is left out; of rules that move nothing, it moves nothing either).
+///
+/// ```
+/// use dedust_core::Consent;
+/// use dedust_learn::generalize::pooled_consent;
+/// assert_eq!(pooled_consent([Some(Consent::Declared(2)), Some(Consent::Declared(3))]), Some(Consent::Declared(5)));
+/// assert_eq!(pooled_consent([Some(Consent::AllowCrossSite), None]), Some(Consent::AllowCrossSite));
+/// assert_eq!(pooled_consent([None, None]), None);
+/// ```
+pub fn pooled_consent(
+    consents: impl IntoIterator<Item = Option<dedust_core::Consent>>,
+) -> Option<dedust_core::Consent> {
+    use dedust_core::Consent;
+    let (mut declared, mut allowed) = (0, false);
+    for c in consents.into_iter().flatten() {
+        match c {
+            Consent::Declared(n) => declared += n,
+            Consent::AllowCrossSite => allowed = true,
+        }
+    }
+    if declared > 0 {
+        Some(Consent::Declared(declared))
+    } else {
+        allowed.then_some(Consent::AllowCrossSite)
+    }
+}
+
 /// The merge of the sibling `members` of `rules` with the merged `source`: the first member's
 /// kind and output, the pooled provenance (clusters, URLs and signals added up, the 3 smallest
 /// examples).
@@ -98,6 +127,7 @@ fn pooled(rules: &[Rule], members: &[usize], source: crate::rules::Source) -> Ru
             *merged.signals.entry(k.clone()).or_insert(0) += n;
         }
     }
+    merged.consent = pooled_consent(members.iter().map(|&m| rules[m].consent));
     merged.examples = crate::rules::smallest_examples(
         members
             .iter()

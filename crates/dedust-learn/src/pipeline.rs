@@ -137,6 +137,21 @@ fn from_prepared(
 }
 
 fn finish(
+    cands: Vec<Rule>,
+    stats: LearnStats,
+    data: crate::validate::LabeledUrls,
+    parts: Option<&Vec<Vec<Cluster>>>,
+    cfg: &LearnConfig,
+    progress: &(dyn Fn(Stage, usize, usize) + Sync),
+) -> LearnOutput {
+    let mut out = decide(cands, stats, data, parts, cfg, progress);
+    // The sites learning kept apart depend on the Public Suffix List: `merge` pools only files
+    // learned with the same one.
+    out.file.psl = Some(dedust_core::PSL_VERSION.to_string());
+    out
+}
+
+fn decide(
     mut cands: Vec<Rule>,
     stats: LearnStats,
     data: crate::validate::LabeledUrls,
@@ -251,6 +266,8 @@ pub fn add_foreign(cands: &mut Vec<Rule>, foreign: &[Rule]) {
     for r in foreign
         .iter()
         .filter(|r| r.is_global() && r.revoked.is_none())
+        // Never a move without consent (a file read has none left; one built in memory may).
+        .filter(|r| dedust_core::refused(r).is_none())
     {
         if have.insert(r.id.clone()) {
             cands.push(Rule {

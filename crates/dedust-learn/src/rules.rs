@@ -46,6 +46,7 @@ use crate::consensus::consensus;
 use crate::tokenize::{split_url, tokenize, Tokens};
 use crate::validate::LabeledUrls;
 use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
+use dedust_core::Consent;
 use foldhash::{HashMap, HashMapExt, HashSetExt};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -215,6 +216,11 @@ pub struct LearnStats {
     /// Clusters spanning more than [`LearnOptions::boilerplate_sites`] registrable domains,
     /// learned as one cluster per host.
     pub boilerplate: usize,
+    /// Candidates left out because they move URLs to another host or literal path prefix
+    /// ([`dedust_core::site_move`]) without that site's consent: none of their pairs rewrites
+    /// the URL that declared the redirect or canonical, and no `--allow-cross-site`. Each as
+    /// `(id, pattern, target)`, in candidate order.
+    pub no_consent: Vec<(String, String, String)>,
 }
 
 /// URL split into the units rules work on, borrowed from the URL (a group of a million pairs
@@ -1632,6 +1638,9 @@ pub struct Prepared {
     all: Vec<u32>,
     /// Signals per cluster ([`signals_of`] its id): bit `i` for [`SIGNALS`]`[i]`, 0 for none.
     pub signals: Vec<u8>,
+    /// The declaring URL of each redirect or canonical cluster ([`declarer_of`]), by cluster,
+    /// sorted: a pair whose member is it rewrites a URL that consented ([`Consent`]).
+    declarers: Vec<(u32, Box<str>)>,
     /// Whether aliases between registrable domains may be learned
     /// ([`LearnOptions::allow_cross_site`]).
     pub allow_cross_site: bool,
@@ -1648,6 +1657,7 @@ impl Default for Prepared {
             capped: Vec::new(),
             all: Vec::new(),
             signals: Vec::new(),
+            declarers: Vec::new(),
             allow_cross_site: false,
             shard: false,
         }
@@ -1706,7 +1716,24 @@ struct Split {
     cross_site: bool,
     label: usize,
     signal: u8,
+    /// The URL that declared the redirect or canonical (the cluster id's text after its signal
+    /// prefix), base-normalized.
+    declarer: Option<String>,
 }
+
+/// The URL that declared a redirect or canonical cluster: its id's text after the signal prefix
+/// (`redirect:http://h/old`), base-normalized; `None` for other clusters and for a united
+/// cluster whose id kept another member's text (`digest+redirect:D1`).
+fn declarer_of(id: &str, signal: u8, base: &BaseOptions) -> Option<String> {
+    if signal & DECLARED_SIGNALS == 0 {
+        return None;
+    }
+    let (_, url) = id.split_once(':')?;
+    base_normalize(url, base).ok()
+}
+
+/// The bits of [`SIGNALS`] whose clusters a URL declared itself (`redirect`, `canonical`).
+const DECLARED_SIGNALS: u8 = 0b110;
 
 fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
     let (urls, bad, too_long) = prepare_cluster(c, opts);
@@ -1723,6 +1750,9 @@ fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
     } else if sites > 1 {
         cross_site = true;
     }
+    let signal = signals_of(&c.id)
+        .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
+        .fold(0u8, |m, i| m | 1 << i);
     Split {
         parts,
         bad,
@@ -1731,9 +1761,8 @@ fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
         boilerplate,
         cross_site,
         label: c.label(),
-        signal: signals_of(&c.id)
-            .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
-            .fold(0u8, |m, i| m | 1 << i),
+        signal,
+        declarer: declarer_of(&c.id, signal, &opts.base),
     }
 }
 
@@ -1795,6 +1824,10 @@ impl Prepared {
             stats.boilerplate += usize::from(s.boilerplate);
             stats.cross_site += usize::from(s.cross_site);
             for urls in s.parts {
+                if let Some(d) = &s.declarer {
+                    self.declarers
+                        .push((self.len() as u32, d.clone().into_boxed_str()));
+                }
                 self.push(&urls, s.label, opts, stats);
                 self.signals.push(s.signal);
             }
@@ -1822,6 +1855,7 @@ impl Prepared {
     fn finish(&mut self) {
         self.starts.shrink_to_fit();
         self.signals.shrink_to_fit();
+        self.declarers.shrink_to_fit();
     }
 
     /// Number of clusters.
@@ -1843,6 +1877,15 @@ impl Prepared {
         }
     }
 
+    /// The URL that declared cluster `c` (a redirect's source, a page declaring its canonical),
+    /// base-normalized, if any.
+    pub fn declarer(&self, c: usize) -> Option<&str> {
+        self.declarers
+            .binary_search_by_key(&(c as u32), |(k, _)| *k)
+            .ok()
+            .map(|i| &*self.declarers[i].1)
+    }
+
     /// Cluster `c`'s members that take part in alignment (indices into [`Prepared::urls`]).
     pub fn sample(&self, c: usize) -> &[u32] {
         match self.capped.binary_search_by_key(&c, |&(k, _)| k) {
@@ -1862,6 +1905,48 @@ impl Prepared {
             .map(|c| self.urls(c).iter().map(String::from).collect())
             .collect()
     }
+}
+
+/// `rules` built from the pairs `obs`, split into those that may be kept and those that move
+/// URLs to another host or literal path prefix ([`dedust_core::site_move`]) without consent.
+/// A move is consented when some of its pairs rewrite the very URL that declared the redirect
+/// or canonical ([`Consent::Declared`], counting those pairs), or with `--allow-cross-site`
+/// ([`Consent::AllowCrossSite`]); a cross-host rule naming one literal host never is. The
+/// Public Suffix List plays no part: tenants of one registrable domain are sites of their own.
+///
+/// # Complexity
+/// `O(n)` for `n` pairs of a move (declarers are looked up by binary search); nothing for the
+/// other rules.
+fn consented(rules: Vec<Rule>, obs: &[Obs], prep: &Prepared) -> (Vec<Rule>, Vec<Rule>) {
+    let mut out = (Vec::new(), Vec::new());
+    for mut r in rules {
+        match dedust_core::site_move(&r) {
+            None => out.0.push(r),
+            Some(dedust_core::Move::AnyHostToOne) => out.1.push(r),
+            Some(_) => {
+                let declared = obs
+                    .iter()
+                    .filter(|o| {
+                        o.signal & DECLARED_SIGNALS != 0
+                            && prep.declarer(o.cluster) == Some(o.from_url)
+                    })
+                    .count();
+                r.consent = if declared > 0 {
+                    Some(Consent::Declared(declared))
+                } else if prep.allow_cross_site {
+                    Some(Consent::AllowCrossSite)
+                } else {
+                    None
+                };
+                if r.consent.is_some() {
+                    out.0.push(r);
+                } else {
+                    out.1.push(r);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Learn candidate rules from clusters (no validation).
@@ -1996,13 +2081,13 @@ pub fn candidates_from(
     groups.par_sort_by(|a, b| a.0.cmp(&b.0));
     // One task per group: a few groups (a convention, a tracking parameter pooled over every
     // host) hold most pairs, and rayon's default split left them to one thread.
-    let mut rules: Vec<Rule> = groups
+    let built: Vec<(Vec<Rule>, Vec<Rule>)> = groups
         .par_iter_mut()
         .with_max_len(1)
-        .flat_map_iter(|(k, pairs)| {
+        .map(|(k, pairs)| {
             pairs.sort_unstable();
             let obs = materialize(pairs, prep, &targets);
-            match k {
+            let rules: Vec<Rule> = match k {
                 GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
                 // A cross-host template needs evidence from two sites at least; a shard counts
                 // its sites for `merge` to add up.
@@ -2028,15 +2113,26 @@ pub fn candidates_from(
                     build_drops(host, context, drop, &None, &obs)
                 }
                 _ => build_rule(k, &obs).into_iter().collect(),
-            }
+            };
+            consented(rules, &obs, prep)
         })
         .collect();
+    let mut rules: Vec<Rule> = Vec::new();
+    for (kept, refused) in built {
+        rules.extend(kept);
+        stats
+            .no_consent
+            .extend(refused.into_iter().map(|r| (r.id, r.pattern, r.target)));
+    }
     // Identical rules from different keys collapse into the first.
     let mut seen = BTreeSet::new();
     rules.retain(|r| seen.insert((r.source.clone(), r.output.clone(), r.convention.clone())));
     // Sibling rules merged along the value-type lattice (extra candidates; validation decides).
     for m in crate::generalize::merge_siblings(&rules) {
-        if seen.insert((m.source.clone(), m.output.clone(), m.convention.clone())) {
+        // (A merge of consented moves carries their pooled consent.)
+        if dedust_core::refused(&m).is_none()
+            && seen.insert((m.source.clone(), m.output.clone(), m.convention.clone()))
+        {
             rules.push(m);
         }
     }
@@ -2046,6 +2142,149 @@ pub fn candidates_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No site speaks for another: copiers on another tenant of a shared domain (whatever the
+    /// Public Suffix List says) or under another path tenant get no rule moving the victim's
+    /// URLs; a migration the old URLs declared (redirects from them) is learned, with its consent
+    /// recorded; the same pairs declared by the new URLs are not. Each copier case is learned
+    /// again with `--allow-cross-site` to show its move would be learned (the data proves
+    /// something).
+    #[test]
+    fn moves_are_learned_only_with_the_moved_sites_consent() {
+        let mk = |id: String, urls: Vec<String>| Cluster { id, urls };
+        // A copier re-serving 20 victim pages, plus 10 pages of its own with a tracking
+        // parameter (so the copier is the better-established form and a rule would point the
+        // victim at it).
+        let copied = |victim: &dyn Fn(usize) -> String, evil: &dyn Fn(usize) -> String| {
+            let mut c: Vec<Cluster> = (0..20)
+                .map(|n| mk(format!("digest:D{n}"), vec![victim(n), evil(n)]))
+                .collect();
+            c.extend((0..10).map(|n| {
+                let own = evil(100 + n);
+                mk(
+                    format!("digest:E{n}"),
+                    vec![own.clone(), format!("{own}?utm_source=x")],
+                )
+            }));
+            c
+        };
+        let redirects = |declared_by_old: bool| -> Vec<Cluster> {
+            (0..20)
+                .map(|n| {
+                    let (old, new) = (
+                        format!("http://old.example.org/x/{n}"),
+                        format!("http://new.example.org/x/{n}"),
+                    );
+                    let by = if declared_by_old { &old } else { &new };
+                    mk(format!("redirect:{by}"), vec![old.clone(), new])
+                })
+                .collect()
+        };
+        let host = |h: &'static str| move |n: usize| format!("https://{h}/p/{n}");
+        let tenant =
+            |t: &'static str| move |n: usize| format!("https://sites.google.com/view/{t}/page{n}");
+        // (name, clusters, a URL of the moved site and what it may become, allow-cross-site
+        // rewrites it too)
+        type Case = (&'static str, Vec<Cluster>, String, Option<String>, bool);
+        let cases: Vec<Case> = vec![
+            (
+                "wordpress tenants",
+                copied(&host("victim.wordpress.com"), &host("evil.wordpress.com")),
+                "https://victim.wordpress.com/p/55".into(),
+                None,
+                true,
+            ),
+            (
+                "tenants of a domain the list does not know",
+                copied(
+                    &host("victim.tenants-example.net"),
+                    &host("evil.tenants-example.net"),
+                ),
+                "https://victim.tenants-example.net/p/55".into(),
+                None,
+                true,
+            ),
+            (
+                "path tenants",
+                copied(&tenant("victim"), &tenant("evil")),
+                "https://sites.google.com/view/victim/page3".into(),
+                None,
+                true,
+            ),
+            (
+                "a migration the old URLs declared",
+                redirects(true),
+                "http://old.example.org/x/77".into(),
+                Some("http://new.example.org/x/77".into()),
+                true,
+            ),
+            (
+                "the same pairs declared by the new URLs",
+                redirects(false),
+                "http://old.example.org/x/77".into(),
+                None,
+                true,
+            ),
+        ];
+        for (name, clusters, url, want, moved_when_allowed) in cases {
+            let run = |allow_cross_site: bool| {
+                let cfg = crate::LearnConfig {
+                    learn: LearnOptions {
+                        allow_cross_site,
+                        ..Default::default()
+                    },
+                    validate: Some(Default::default()),
+                    ..Default::default()
+                };
+                let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
+                let n = dedust_core::Normalizer::new(out.file.rules.clone(), None);
+                let got = n.normalize(&url).expect("a URL").url;
+                (got, out)
+            };
+            let (got, out) = run(false);
+            assert_eq!(
+                got,
+                want.clone().unwrap_or(url.clone()),
+                "{name}: {:#?}",
+                out.file.rules
+            );
+            let moves: Vec<&Rule> = out
+                .file
+                .rules
+                .iter()
+                .filter(|r| dedust_core::site_move(r).is_some())
+                .collect();
+            match &want {
+                // The consent is recorded: 20 pairs declared by the URLs they rewrite.
+                Some(_) => assert!(
+                    moves
+                        .iter()
+                        .any(|r| r.consent == Some(Consent::Declared(20))),
+                    "{name}: {moves:#?}"
+                ),
+                None => {
+                    assert!(moves.is_empty(), "{name}: {moves:#?}");
+                    assert!(!out.stats.no_consent.is_empty(), "{name}: nothing refused");
+                }
+            }
+            let (allowed, out) = run(true);
+            assert_eq!(
+                allowed != url,
+                moved_when_allowed,
+                "{name} with --allow-cross-site: {allowed}"
+            );
+            if want.is_none() {
+                assert!(
+                    out.file
+                        .rules
+                        .iter()
+                        .filter(|r| dedust_core::site_move(r).is_some())
+                        .all(|r| r.consent == Some(Consent::AllowCrossSite)),
+                    "{name}"
+                );
+            }
+        }
+    }
 
     fn mk(id: &str, urls: &[&str]) -> Cluster {
         Cluster {
