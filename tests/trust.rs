@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::{article, drop_everywhere, TempDir};
 use std::process::{Command, Stdio};
 
 struct Case {
@@ -396,15 +396,7 @@ fn no_excluded_spelling_of_the_table_links_victim_pages() {
 /// they cannot except (or revoke) a rule on the site a splitter would file them under.
 #[test]
 fn verify_counts_no_page_whose_host_is_ambiguous() {
-    use dedust::model::{Source, Target, ValPat};
     let t = TempDir::new("trust-verify");
-    let article = |topic: &str| {
-        let words: Vec<String> = (0..80).map(|i| format!("{topic}{}", i * 7 % 53)).collect();
-        format!(
-            "<html><head><title>{topic} report</title></head><body><h1>{topic}</h1><p>{}</p></body></html>",
-            words.join(" ")
-        )
-    };
     let mut pages = String::new();
     let mut page = |url: &str, topic: &str| {
         let line = serde_json::json!({"url": url, "html": article(topic)});
@@ -418,18 +410,7 @@ fn verify_counts_no_page_whose_host_is_ambiguous() {
     page("http://evil.org\\@b.org/z", "glacier");
     page("http://evil.org\\@b.org/z?ref=feed", "volcano");
     let pages = t.write("pages.jsonl", pages.as_bytes());
-    let rule = dedust::Rule::new(
-        dedust::RuleKind::Drop,
-        Source {
-            required: vec![("ref".into(), ValPat::Any)],
-            ..Source::everywhere()
-        },
-        Target {
-            query: Some(vec![]),
-            ..Target::unchanged()
-        },
-    );
-    let file = dedust::RuleFile::new(vec![rule], Default::default(), None);
+    let file = drop_everywhere("ref");
     let rules = t.write("rules.json", file.to_json().as_bytes());
     let out = t.path("out.json");
     let args = [

@@ -298,15 +298,7 @@ fn usage_errors() {
 /// (host evidence beats global evidence) instead of revoking the rule for every site.
 #[test]
 fn a_cross_host_rule_refuted_on_one_site_is_excepted_there() {
-    use dedust::model::{Source, Target, ValPat};
     let t = TempDir::new("verify-except");
-    let article = |topic: &str| {
-        let words: Vec<String> = (0..80).map(|i| format!("{topic}{}", i * 7 % 53)).collect();
-        format!(
-            "<html><head><title>{topic} report</title></head><body><h1>{topic}</h1><p>{}</p></body></html>",
-            words.join(" ")
-        )
-    };
     let mut pages = String::new();
     let mut page = |url: &str, topic: &str| {
         let line = serde_json::json!({"url": url, "html": article(topic)});
@@ -323,18 +315,7 @@ fn a_cross_host_rule_refuted_on_one_site_is_excepted_there() {
     page("http://b.org/z", "glacier");
     page("http://b.org/z?ref=feed", "volcano");
     let pages = t.write("pages.jsonl", pages.as_bytes());
-    let rule = dedust::Rule::new(
-        dedust::RuleKind::Drop,
-        Source {
-            required: vec![("ref".into(), ValPat::Any)],
-            ..Source::everywhere()
-        },
-        Target {
-            query: Some(vec![]),
-            ..Target::unchanged()
-        },
-    );
-    let file = dedust::RuleFile::new(vec![rule], Default::default(), None);
+    let file = drop_everywhere("ref");
     let rules = t.write("rules.json", file.to_json().as_bytes());
     let out = t.path("out.json");
     let o = dedust(

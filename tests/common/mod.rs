@@ -133,3 +133,29 @@ pub fn java(cp: &str, args: &[&str], input: &[u8]) -> String {
     assert!(out.status.success(), "java {args:?} failed");
     String::from_utf8(out.stdout).expect("java prints UTF-8")
 }
+
+/// A page of about 80 words on `topic` (two topics: pages the content verifier tells apart).
+pub fn article(topic: &str) -> String {
+    let words: Vec<String> = (0..80).map(|i| format!("{topic}{}", i * 7 % 53)).collect();
+    format!(
+        "<html><head><title>{topic} report</title></head><body><h1>{topic}</h1><p>{}</p></body></html>",
+        words.join(" ")
+    )
+}
+
+/// A rule file of one cross-host rule dropping parameter `name` (any value) on every host.
+pub fn drop_everywhere(name: &str) -> dedust::RuleFile {
+    use dedust::model::{Source, Target, ValPat};
+    let rule = dedust::Rule::new(
+        dedust::RuleKind::Drop,
+        Source {
+            required: vec![(name.into(), ValPat::Any)],
+            ..Source::everywhere()
+        },
+        Target {
+            query: Some(vec![]),
+            ..Target::unchanged()
+        },
+    );
+    dedust::RuleFile::new(vec![rule], Default::default(), None)
+}
