@@ -5,8 +5,8 @@
 #       scripts/real_corpus.py writes to ../real-corpus/ (articles.tsv, recipes.tsv); a missing
 #       file is reported and skipped. Extra TSVs may be named as arguments.
 # Out:  a Markdown table on stdout: per set and split (url, host), mean reduction over seeds 1-5
-#       and the worst (max) lost, for dedust's learned rules (`evaluate --json`, row `rules`; also
-#       with `--priors`, its setting for small crawls),
+#       and the worst (max) lost, for dedust's learned rules (`evaluate --json`, row `rules`, its
+#       defaults; also with `--no-priors`),
 #       surt, courlan, courlan-strict (scripts/generic_baselines.py on the same held-out half)
 #       and scripts/name_pooler.py (learned on the same training half). All methods see the halves
 #       `dedust evaluate --save` writes, so the split is dedust's own.
@@ -31,7 +31,7 @@ for t in "${sets[@]}"; do
       "$bin" evaluate -q --truth "$t" --split "$split" --test-fraction 0.5 --seed "$seed" \
         --json --save "$d" > "$d.dedust.json"
       "$bin" evaluate -q --truth "$t" --split "$split" --test-fraction 0.5 --seed "$seed" \
-        --json --priors > "$d.priors.json"
+        --json --no-priors > "$d.nopriors.json"
       python3 scripts/generic_baselines.py "$d/test.tsv" --json > "$d.generic.json"
       python3 scripts/name_pooler.py "$d/train.tsv" "$d/test.tsv" --json > "$d.pooler.json"
       echo "$name $split $seed $d" >> "$tmp/runs"
@@ -41,7 +41,7 @@ done
 python3 - "$tmp/runs" <<'EOF'
 import json, sys
 from collections import defaultdict
-cols = [("dedust", "dedust", "rules"), ("dedust --priors", "priors", "rules"), ("surt", "generic", "surt"), ("courlan", "generic", "courlan"),
+cols = [("dedust", "dedust", "rules"), ("dedust --no-priors", "nopriors", "rules"), ("surt", "generic", "surt"), ("courlan", "generic", "courlan"),
         ("courlan-strict", "generic", "courlan-strict"), ("name pooler", "pooler", "name-pooler")]
 cells, sizes = defaultdict(list), {}
 for line in open(sys.argv[1]):
@@ -49,7 +49,7 @@ for line in open(sys.argv[1]):
     rows = {}
     dd = json.load(open(d + ".dedust.json"))
     rows["dedust"] = {r["method"]: r for r in dd["rows"]}
-    rows["priors"] = {r["method"]: r for r in json.load(open(d + ".priors.json"))["rows"]}
+    rows["nopriors"] = {r["method"]: r for r in json.load(open(d + ".nopriors.json"))["rows"]}
     rows["generic"] = {r["method"]: r for r in json.load(open(d + ".generic.json"))}
     rows["pooler"] = {r["method"]: r for r in json.load(open(d + ".pooler.json"))}
     t = rows["dedust"]["rules"]

@@ -142,7 +142,7 @@ impl ValidateFlags {
             min_collapse: self.min_collapse,
             family_weight: self.family_weight,
             fpr_bound: self.fpr_bound,
-            priors: self.priors,
+            priors: !self.no_priors,
         }
     }
 
@@ -225,10 +225,13 @@ pub struct ValidateFlags {
     pub fpr_bound: bool,
     /// Keep `http` ≡ `https`, `www.` ≡ bare host and the trailing slash as dedup keys on every
     /// host unless the data refutes them, even with too little evidence to learn them (what the
-    /// web-archive key, SURT, folds everywhere): for small crawls, whose few sites cannot show
-    /// these conventions on `--min-sites` sites
-    #[arg(long)]
+    /// web-archive key, SURT, folds everywhere). The default; accepted for explicitness
+    #[arg(long, overrides_with = "no_priors")]
     pub priors: bool,
+    /// Turn the priors off: `http`/`https`, `www.` and the trailing slash are folded only where
+    /// the data shows them (on `--min-sites` sites for hosts never seen)
+    #[arg(long, overrides_with = "priors")]
+    pub no_priors: bool,
 }
 
 #[derive(Subcommand, Debug)]

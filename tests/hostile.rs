@@ -89,12 +89,13 @@ fn the_hostile_file_set_is_handled() {
 
     // Host takeover: the copier's pages never move the victim's URLs onto the copier.
     let rules = d("hij.json");
-    let args = ["learn", &d("hij.cdxj"), "-o", &rules];
+    let args = ["learn", &d("hij.cdxj"), "--no-priors", "-o", &rules];
     check(&measured(&args), &args, 0, "learned per site", 200);
     let victim = "https://www.victim.com/a/3";
     let out = normalize_with(&rules, &[victim, "https://www.victim.com/new/page"]);
     assert_eq!(out, [victim, "https://www.victim.com/new/page"]);
-    // With `--priors` the key folds `www.` on every host, never across registrable domains.
+    // With the priors (the default) the key folds `www.` on every host, never across
+    // registrable domains.
     let args = ["learn", &d("hij.cdxj"), "--priors", "-o", &rules];
     check(&measured(&args), &args, 0, "learned per site", 200);
     let out = normalize_with(&rules, &[victim, "https://www.victim.com/new/page"]);

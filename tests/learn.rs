@@ -117,7 +117,8 @@ fn every_input_format_reads() {
     for (name, data) in cases {
         let p = t.write(name, data);
         let rules = t.path(&format!("{name}.json"));
-        let o = dedust(&["learn", &p, "-o", &rules], b"");
+        // `--no-priors`: the `https` prior would also rewrite the scheme here.
+        let o = dedust(&["learn", &p, "--no-priors", "-o", &rules], b"");
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         let out = normalize_with(&rules, &["http://h.org/a?t=9&s=abc12345"]);
         assert_eq!(out, ["http://h.org/a?t=9"], "{name}");
@@ -132,7 +133,7 @@ fn every_input_format_reads() {
     gz.write_all(cases[0].1).unwrap();
     let p = t.write("a.tsv.gz", &gz.finish().unwrap());
     let rules = t.path("gz.json");
-    let o = dedust(&["learn", &p, "-o", &rules], b"");
+    let o = dedust(&["learn", &p, "--no-priors", "-o", &rules], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         normalize_with(&rules, &["http://h.org/a?t=9&s=abc12345"]),
@@ -220,7 +221,8 @@ fn copied_pages_never_move_the_victim_onto_the_copier() {
         (&more, Some("--allow-cross-site"), victim, victim),
     ] {
         let rules = t.path("r.json");
-        let mut args = vec!["learn", input.as_str(), "-o", &rules];
+        // `--no-priors`: the `www.` prior would fold the victim's own spelling too.
+        let mut args = vec!["learn", input.as_str(), "--no-priors", "-o", &rules];
         args.extend(extra);
         let o = dedust(&args, b"");
         assert!(o.status.success(), "{}", stderr(&o));
@@ -569,9 +571,10 @@ fn a_file_that_holds_no_clusters_gets_a_hint() {
 
 #[test]
 fn priors_fold_scheme_www_and_slash_on_hosts_never_seen() {
-    // One http site and a session id: no evidence about any convention. `--priors` makes the
-    // conventions SURT folds dedup keys anyway (written in the file's `validation`); without
-    // it nothing changes a host never seen.
+    // One http site and a session id: no evidence about any convention. The priors (on by
+    // default, `--priors` explicitly) make the conventions SURT folds dedup keys anyway (written
+    // in the file's `validation`); with `--no-priors` nothing changes a host never seen. The
+    // last of the two flags wins.
     let t = TempDir::new("learn-priors");
     let p = t.write(
         "one.tsv",
@@ -582,7 +585,7 @@ fn priors_fold_scheme_www_and_slash_on_hosts_never_seen() {
         "https://new.org/x",
         "http://h.org/a?t=9&s=ab12cd34",
     ];
-    let cases: [(&[&str], bool, [&str; 3]); 2] = [
+    let cases: [(&[&str], bool, [&str; 3]); 4] = [
         (
             &["--priors"],
             true,
@@ -592,7 +595,29 @@ fn priors_fold_scheme_www_and_slash_on_hosts_never_seen() {
                 "https://h.org/a?t=9",
             ],
         ),
-        (&[], false, [urls[0], urls[1], "http://h.org/a?t=9"]),
+        (
+            &[],
+            true,
+            [
+                "https://new.org/x",
+                "https://new.org/x",
+                "https://h.org/a?t=9",
+            ],
+        ),
+        (
+            &["--no-priors"],
+            false,
+            [urls[0], urls[1], "http://h.org/a?t=9"],
+        ),
+        (
+            &["--no-priors", "--priors"],
+            true,
+            [
+                "https://new.org/x",
+                "https://new.org/x",
+                "https://h.org/a?t=9",
+            ],
+        ),
     ];
     for (flags, priors, want) in cases {
         let rules = t.path("r.json");

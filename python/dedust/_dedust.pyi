@@ -37,8 +37,9 @@ def learn(
     keep_fragment: bool = False,
     keep_query_order: bool = False,
     allow_cross_site: bool = False,
-    priors: bool = False,
+    priors: Optional[bool] = None,
 ) -> str:
     """Learn a rule file (JSON text) from duplicate clusters, as ``dedust learn`` does:
     ``{cluster: [urls]}`` or ``(cluster, url)`` pairs. Runs without the GIL.
-    ``priors=True`` is ``--priors``."""
+    Priors are on by default when validating, as in ``dedust learn``; ``priors=False`` is
+    ``--no-priors``."""

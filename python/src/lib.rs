@@ -379,7 +379,7 @@ fn rows_of(clusters: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
 #[pyo3(signature = (
     clusters, *, validate = true, min_support = 2, max_fpr = 0.15, min_sites = 2,
     min_collapse = 10, keep_fragment = false, keep_query_order = false, allow_cross_site = false,
-    priors = false
+    priors = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn learn(
@@ -393,18 +393,20 @@ fn learn(
     keep_fragment: bool,
     keep_query_order: bool,
     allow_cross_site: bool,
-    priors: bool,
+    priors: Option<bool>,
 ) -> PyResult<String> {
     if !(0.0..=1.0).contains(&max_fpr) {
         return Err(PyValueError::new_err(format!(
             "max_fpr must be a share between 0 and 1, got {max_fpr}"
         )));
     }
-    if priors && !validate {
+    if priors == Some(true) && !validate {
         return Err(PyValueError::new_err(
             "priors need validation (the data may refute them): pass validate=True",
         ));
     }
+    // On by default, as `dedust learn` (`priors=False` is `--no-priors`).
+    let priors = priors.unwrap_or(true);
     if min_support == 0 || min_sites == 0 || min_collapse == 0 {
         return Err(PyValueError::new_err(
             "min_support, min_sites and min_collapse must be at least 1",

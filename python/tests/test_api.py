@@ -178,13 +178,18 @@ def test_learn_rejects_bad_input():
 
 
 def test_learn_priors_as_the_cli(tmp_path):
-    # One http site: with priors=True (`--priors`) scheme, `www.` and trailing slash are dedup
-    # keys on a host never seen; without, that host is left alone.
+    # One http site: with priors (the default, as `dedust learn`) scheme, `www.` and trailing
+    # slash are dedup keys on a host never seen; with priors=False (`--no-priors`), that host is
+    # left alone.
     one = {"x": ["http://h.org/a?t=1", "http://h.org/a?t=1&s=9f8e7d61"],
            "y": ["http://h.org/a?t=2", "http://h.org/a?t=2&s=0a1b2c32"]}
     for priors, want in [(True, "https://new.org/x"), (False, "http://www.new.org/x/")]:
         text = dedust.learn(one, priors=priors)
         assert json.loads(text)["validation"].get("priors", False) is priors
+        if priors:
+            default = json.loads(dedust.learn(one))
+            assert default["rules"] == json.loads(text)["rules"]
+            assert default["validation"]["priors"] is True
         path = tmp_path / f"priors-{priors}.json"
         path.write_text(text)
         assert dedust.Normalizer.from_file(path).normalize("http://www.new.org/x/") == want

@@ -16,7 +16,8 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         );
     }
     if a.no_validate && a.validate.priors {
-        // Unvalidated, no cross-host rule is kept: asking for priors there is a mistake.
+        // Unvalidated, no cross-host rule is kept: asking for priors there is a mistake (they
+        // are the default only for validated learning).
         anyhow::bail!("--priors needs validation (the data may refute them): drop --no-validate");
     }
     // Cross-host candidates from other shards (evidence and scope-`*` rules), and the decided
