@@ -73,6 +73,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 .max_by(|a, b| a.lost.total_cmp(&b.lost)),
             rewritten: folds.iter().map(|c| c.rewritten).sum(),
             unobserved: folds.iter().map(|c| c.unobserved).sum(),
+            unjudged: folds.iter().map(|c| c.unjudged).sum(),
         };
         let n = ex.iter().map(|e| e.file.rules.len()).sum::<usize>() / ex.len().max(1);
         let what = format!(
@@ -104,6 +105,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         (what, ex.file.rules.len(), ex.comparison, vec![])
     };
     let rows = [("none", cmp.none), ("base", cmp.base), ("rules", cmp.rules)];
+    let (lo, hi) = cmp.lost_interval();
     // Printed whole at the end: a full or closed stdout is an error message, not a panic.
     let mut out = rules_text;
     if a.json {
@@ -115,7 +117,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 v
             })
             .collect();
-        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "rewritten": cmp.rewritten, "unobserved": cmp.unobserved, "folds": folds });
+        let v = serde_json::json!({ "setup": what, "rules": nrules, "rows": rows, "worst_host": cmp.worst_host, "rewritten": cmp.rewritten, "unobserved": cmp.unobserved, "unjudged": cmp.unjudged, "lost_interval": [lo, hi], "folds": folds });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         writeln!(out, "# {what}; {nrules} rules")?;
@@ -131,6 +133,11 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
                 "{name:<10} {u:>6} {c:>8} {b:>8} {red:>10} {lost:>8} {prec:>10} {rec:>8}"
             )?;
         }
+        writeln!(
+            out,
+            "# lost with rules: [{lo:.4}, {hi:.4}]: judged on the test half, and with the {} rewritten URLs whose target it does not hold (not judged)",
+            cmp.unjudged
+        )?;
         match &cmp.worst_host {
             Some(w) if w.lost_urls > 0 => writeln!(
                 out,

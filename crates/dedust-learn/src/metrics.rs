@@ -179,6 +179,37 @@ pub struct Comparison {
     /// nobody has seen fetched (e.g. `https` on a site only seen over `http`), fine for the
     /// already-seen check, not proven as a URL to fetch.
     pub unobserved: usize,
+    /// Of the rewritten URLs, those alone in their bucket with the rules: their target is
+    /// absent from the test half, so whether the rewrite loses content is not judged there
+    /// (see [`Comparison::lost_interval`]).
+    pub unjudged: usize,
+}
+
+impl Comparison {
+    /// Lost with the rules as an interval: `[judged, judged + unjudged]`, the share the test
+    /// half shows lost, and that share plus the rewritten URLs it cannot judge
+    /// ([`Comparison::unjudged`], over the test URLs) — each might merge with an absent,
+    /// different page.
+    ///
+    /// ```
+    /// use dedust_learn::{metrics::compare, rules::{convention_rule, Convention}, BaseOptions, Cluster};
+    /// let test = vec![
+    ///     Cluster { id: "a".into(), urls: vec!["http://h.org/x".into(), "https://h.org/x".into()] },
+    ///     Cluster { id: "b".into(), urls: vec!["http://h.org/y".into()] },
+    /// ];
+    /// let c = compare(&test, vec![convention_rule(Convention::Https)], &BaseOptions::default());
+    /// // `http://h.org/x` meets its pair (judged: nothing lost); `http://h.org/y` is rewritten
+    /// // to a URL the test half does not hold.
+    /// assert_eq!(c.unjudged, 1);
+    /// assert_eq!(c.lost_interval(), (0.0, 1.0 / 3.0));
+    /// ```
+    pub fn lost_interval(&self) -> (f64, f64) {
+        let extra = match self.rules.urls {
+            0 => 0.0,
+            n => self.unjudged as f64 / n as f64,
+        };
+        (self.rules.lost, self.rules.lost + extra)
+    }
 }
 
 /// Compare no normalization, the base layer and `rules` on the URLs of `test` clusters.
@@ -255,6 +286,10 @@ pub fn compare_seen(
         .chain(seen.iter().map(String::as_str))
         .collect();
     let changed = || ruled.iter().zip(&based).filter(|(r, b)| r.0 != b.0);
+    let mut sizes: HashMap<&str, usize> = HashMap::with_capacity(ruled.len());
+    for (u, _) in &ruled {
+        *sizes.entry(u.as_str()).or_default() += 1;
+    }
     Comparison {
         none: metrics(&raw),
         base: metrics(&based),
@@ -264,6 +299,7 @@ pub fn compare_seen(
         unobserved: changed()
             .filter(|(r, _)| !observed.contains(r.0.as_str()))
             .count(),
+        unjudged: changed().filter(|(r, _)| sizes[r.0.as_str()] == 1).count(),
     }
 }
 
