@@ -217,7 +217,7 @@ fn every_format_is_written_and_skips_are_named() {
     let err = stderr(&o);
     assert!(err.contains("skipped r"), "{err}");
     assert!(
-        err.contains("scrapy can hold none of the") && err.contains("nutch 16"),
+        err.contains("scrapy can hold none of the") && err.contains("nutch 17"),
         "{err}"
     );
     // ... unless asked for.

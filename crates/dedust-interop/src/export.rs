@@ -7,7 +7,9 @@
 //! normalized by dedust's base layer, gives byte for byte what `dedust normalize --no-base` gives
 //! with [`Export::rules`]; a rule that a format cannot express is skipped, never approximated
 //! (the one exception, Scrapy's host patterns that also cover subdomains, is stated in
-//! [`Export::notes`]).
+//! [`Export::notes`]). A rule that drops a page number or an offset whatever its value
+//! ([`crate::judge::ordinal_drops`]) goes to no crawler format: fetched as a rewrite it would
+//! keep page 2 from ever being fetched; `dedust normalize` still uses it as a dedup key.
 //!
 //! Semantics bridged: dedust applies the rules in file order, passes to a fixed point (at most
 //! [`MAX_ROUNDS`] passes). Nutch does the same with `urlnormalizer.loop.count` = [`MAX_ROUNDS`];
@@ -266,6 +268,15 @@ fn regex_rules<'a>(
                 replacement: r.replacement.clone().unwrap_or_default(),
                 whole: false,
             });
+            continue;
+        }
+        // A page number or an offset dropped: the crawler would never fetch page 2.
+        let ordinal = crate::judge::ordinal_drops(r);
+        if filters.is_some() && !ordinal.is_empty() {
+            skipped.push(skip(format!(
+                "drops a page number or an offset (`{}`): a dedup key for `dedust normalize`, never a rewrite a crawler fetches (it would never fetch page 2)",
+                ordinal.join("`, `")
+            )));
             continue;
         }
         let has_params = !r.source.required.is_empty() || !r.source.optional.is_empty();
