@@ -264,8 +264,9 @@ pub fn read_clusters_counted(
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         info!(
-            "{path}: web-archive index: {} captures in digest groups, {} redirect pairs; {} left out (not 200 nor 3xx with a Location; {} to another site)",
+            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs; {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} to another site)",
             rep.records - rep.redirects,
+            rep.revisits,
             rep.redirects,
             rep.filtered,
             rep.cross_site

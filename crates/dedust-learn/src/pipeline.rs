@@ -104,8 +104,9 @@ pub fn learn(
         }
         None => {
             progress(Stage::Prepare, 0, total);
+            let facts = crate::evidence::facts_of(clusters, &cfg.learn.base);
             let (prep, stats) = Prepared::new(clusters, &cfg.learn);
-            from_prepared(prep, stats, cfg, progress)
+            from_prepared(prep, stats, facts, cfg, progress)
         }
     }
 }
@@ -120,20 +121,28 @@ pub fn learn_owned(
         return learn(&clusters, cfg, progress);
     }
     progress(Stage::Prepare, 0, clusters.len());
+    let facts = crate::evidence::facts_of(&clusters, &cfg.learn.base);
     let (prep, stats) = Prepared::from_owned(clusters, &cfg.learn);
-    from_prepared(prep, stats, cfg, progress)
+    from_prepared(prep, stats, facts, cfg, progress)
 }
 
+/// `facts`: what an index says about the URLs ([`crate::evidence::facts_of`]; `None` for
+/// every other input).
 fn from_prepared(
     prep: Prepared,
     stats: LearnStats,
+    facts: Option<foldhash::HashMap<String, crate::evidence::Facts>>,
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
     let total = prep.len();
     let (cands, stats) = candidates_from(&prep, stats, &|d| progress(Stage::Align, d, total));
     // The prepared URLs become the validation data: normalized once.
-    finish(cands, stats, prep.into_labeled(), None, cfg, progress)
+    let mut data = prep.into_labeled();
+    if facts.is_some() {
+        data.attach_facts(facts.as_ref());
+    }
+    finish(cands, stats, data, None, cfg, progress)
 }
 
 fn finish(
