@@ -517,6 +517,36 @@ mod tests {
         assert_eq!(none, Some((Some(40), Some(38), false)));
     }
 
+    /// The limits `docs/evidence.md` reports, on the real Common Crawl shard (skipped with a
+    /// notice when the shared datasets are absent, failing when `CI=true`).
+    #[test]
+    fn common_crawl_limits() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/datasets/webarchive/cc-main-2024-30-cdx-00187.cdxj");
+        if !p.exists() {
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "{}",
+                p.display()
+            );
+            eprintln!("SKIP: shared dataset {} not found", p.display());
+            return;
+        }
+        let (clusters, _) =
+            crate::read_clusters(p.to_str().unwrap(), crate::InputFormat::Auto).unwrap();
+        let mut limits = std::collections::BTreeMap::new();
+        for c in &clusters {
+            for (u, f) in c.urls.iter().zip(decode(&c.id).1.unwrap_or_default()) {
+                let site = dedust_core::trusted_host(u).unwrap().site().to_string();
+                limits.insert(site, f.map(|f| f.limit));
+            }
+        }
+        // missiondefrance.fr: min(max(0.0033, 0.01), 0.0213 / 4); mnhn.fr: 0.00045 / 4.
+        assert_eq!(limits["missiondefrance.fr"], Some(5328));
+        assert_eq!(limits["mnhn.fr"], Some(114));
+    }
+
     #[test]
     fn robots_and_classes() {
         for (u, want) in [
