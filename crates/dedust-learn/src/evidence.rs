@@ -3,9 +3,17 @@
 //!
 //! In: the status-200 captures of a CDX/CDXJ index ([`Capture`]: URL, SURT key, payload digest,
 //! record length, mime), in input order, from [`crate::input`]. Out: per URL its [`Facts`]
-//! (record length, mime class, and the length limit of its site), carried to validation in the
-//! cluster ids ([`encode`], [`facts_of`]); validation ([`crate::validate`]) classifies each merge
-//! that joins two clusters and [`judge`]s the unknown ones per rule.
+//! (record length, mime class, and the length limit of its site) in an [`IndexEvidence`],
+//! returned by the reader in [`crate::ReadReport::evidence`] beside the clusters and handed to
+//! learning in [`crate::LearnConfig::evidence`] (or to [`crate::LabeledUrls::attach_evidence`]);
+//! validation ([`crate::validate`]) classifies each merge that joins two clusters and
+//! [`judge`]s the unknown ones per rule. Cluster ids stay what they are (`digest:<d>`,
+//! `redirect:<url>`): the facts never travel in them.
+//!
+//! The facts are keyed by the URL as the index spells it; validation, which sees
+//! base-normalized URLs, looks them up through [`IndexEvidence::normalized`] (built once per
+//! run with the run's [`crate::BaseOptions`]: the reader does not know them). Two index URLs
+//! with one base-normalized form take the facts of the one captured first.
 //!
 //! The model (see also `docs/evidence.md`):
 //! * *same*: an equal payload digest (a revisit record carries the digest of the capture it
@@ -29,21 +37,17 @@
 //! revisit records (whose length is that of a header) and captures without a length stay out of
 //! the statistics.
 //!
-//! Invariants: inputs other than an index carry no facts, and validation then counts as before
-//! (a cluster id without [`MARK`] decodes to nothing). The statistics depend only on the
-//! captures in input order, not on how the reader cut the input into blocks.
+//! Invariants: inputs other than an index have no [`IndexEvidence`] (`None`), and validation
+//! then counts as before; so does a [`crate::LearnConfig`] without one, whatever the input. The
+//! statistics depend only on the captures in input order, not on how the reader cut the input
+//! into blocks.
 //!
 //! # Complexity
 //! `O(n)` hashing for `n` captures, plus sorting each site's pair differences (`O(n log n)`);
-//! validation adds one facts lookup per merge between two clusters and a sort of each rule's
-//! unknown merges.
+//! [`IndexEvidence::normalized`] base-normalizes each URL once (`O(u)`); validation adds one
+//! facts lookup per merge between two clusters and a sort of each rule's unknown merges.
 
-use crate::rules::Cluster;
 use foldhash::{HashMap, HashMapExt};
-
-/// Separates a cluster id from the facts of its URLs ([`encode`]): the unit separator, which no
-/// id read from a file holds (a TSV field, a JSON string read as an id, a digest).
-pub const MARK: char = '\u{1f}';
 
 /// Smallest same-page noise: 1 % of a record's length.
 pub const NOISE_FLOOR: f64 = 0.01;
@@ -238,81 +242,79 @@ pub(crate) fn limit_ppm(s: Option<&SiteStats>) -> u32 {
         .map_or(0, |l| (l * 1e6).round().clamp(1.0, u32::MAX as f64) as u32)
 }
 
-/// The cluster id with its URLs' facts after [`MARK`] (`-` for a URL without facts), or the id
-/// unchanged when no URL has both a record length and a limit (nothing to judge).
+/// What a web-archive index says about its URLs: each status-200 URL's [`Facts`], keyed by the
+/// URL as the index spells it. Returned by the reader ([`crate::ReadReport::evidence`]; `None`
+/// for every other input, and for an index that gives no record lengths) and handed to
+/// validation through [`crate::LearnConfig::evidence`].
 ///
 /// ```
-/// use dedust_learn::evidence::{encode, decode, Facts};
+/// use dedust_learn::evidence::{Facts, IndexEvidence};
+/// use dedust_learn::BaseOptions;
 /// let f = Facts { len: 9754, class: b'h', limit: 4500 };
-/// let id = encode("digest:D", &[Some(f), None]);
-/// assert_eq!(id, "digest:D\u{1f}9754h4500,-");
-/// assert_eq!(decode(&id), ("digest:D", Some(vec![Some(f), None])));
-/// assert_eq!(encode("digest:D", &[None]), "digest:D");
-/// assert_eq!(encode("digest:D", &[Some(Facts { limit: 0, ..f })]), "digest:D");
+/// let mut ev = IndexEvidence::default();
+/// ev.insert("http://h.org/a#top", f);
+/// // The first facts of a URL stay.
+/// ev.insert("http://h.org/a#top", Facts { len: 1, ..f });
+/// assert_eq!(ev.get("http://h.org/a#top"), Some(f));
+/// assert_eq!(ev.len(), 1);
+/// // Validation looks URLs up in their base-normalized form.
+/// let by_norm = ev.normalized(&BaseOptions::default());
+/// assert_eq!(by_norm.get("http://h.org/a"), Some(&f));
 /// ```
-pub fn encode(id: &str, facts: &[Option<Facts>]) -> String {
-    if !facts.iter().flatten().any(|f| f.len > 0 && f.limit > 0) {
-        return id.to_string();
-    }
-    let mut s = String::with_capacity(id.len() + 12 * facts.len());
-    s.push_str(id);
-    s.push(MARK);
-    for (k, f) in facts.iter().enumerate() {
-        if k > 0 {
-            s.push(',');
-        }
-        match f {
-            Some(f) => s.push_str(&format!("{}{}{}", f.len, f.class as char, f.limit)),
-            None => s.push('-'),
-        }
-    }
-    s
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexEvidence {
+    /// URL as read → (rank of insertion, its facts).
+    by_url: HashMap<String, (u32, Facts)>,
 }
 
-/// A cluster id and the facts of its URLs ([`encode`]): `None` when it carries none (every
-/// input but an index).
-pub fn decode(id: &str) -> (&str, Option<Vec<Option<Facts>>>) {
-    let Some((id, facts)) = id.split_once(MARK) else {
-        return (id, None);
-    };
-    let one = |t: &str| {
-        let k = t.find(|c: char| !c.is_ascii_digit())?;
-        let class = *t.as_bytes().get(k)?;
-        Some(Facts {
-            len: t[..k].parse().ok()?,
-            class,
-            limit: t[k + 1..].parse().ok()?,
-        })
-    };
-    (id, Some(facts.split(',').map(one).collect()))
-}
-
-/// The facts the clusters' ids carry, by base-normalized URL (the first cluster's facts for a
-/// URL in several); `None` when no id carries any (every input but an index: one scan of the ids).
-pub(crate) fn facts_of(
-    clusters: &[Cluster],
-    base: &crate::BaseOptions,
-) -> Option<HashMap<String, Facts>> {
-    let mark = MARK as u8;
-    if !clusters
-        .iter()
-        .any(|c| memchr::memchr(mark, c.id.as_bytes()).is_some())
-    {
-        return None;
+impl IndexEvidence {
+    /// Record the facts of `url`, unless it has some already (the first capture's stay).
+    pub fn insert(&mut self, url: &str, facts: Facts) {
+        let rank = u32::try_from(self.by_url.len()).unwrap_or(u32::MAX);
+        if !self.by_url.contains_key(url) {
+            self.by_url.insert(url.to_string(), (rank, facts));
+        }
     }
-    let mut out = HashMap::new();
-    for c in clusters {
-        let (_, Some(facts)) = decode(&c.id) else {
-            continue;
-        };
-        for (u, f) in c.urls.iter().zip(facts) {
-            let (Some(f), Ok(n)) = (f, crate::base_normalize(u, base)) else {
+
+    /// The facts of `url`, spelled as the index spells it.
+    pub fn get(&self, url: &str) -> Option<Facts> {
+        self.by_url.get(url).map(|&(_, f)| f)
+    }
+
+    /// How many URLs have facts.
+    pub fn len(&self) -> usize {
+        self.by_url.len()
+    }
+
+    /// Whether no URL has facts.
+    pub fn is_empty(&self) -> bool {
+        self.by_url.is_empty()
+    }
+
+    /// Each URL (as read) with its facts, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Facts)> {
+        self.by_url.iter().map(|(u, &(_, f))| (u.as_str(), f))
+    }
+
+    /// The facts by base-normalized URL, as validation looks them up: of several URLs with one
+    /// normalized form, the first inserted (the first captured) gives its facts; a URL the base
+    /// layer rejects has none.
+    ///
+    /// # Complexity
+    /// `O(u)` base normalizations for `u` URLs.
+    pub fn normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Facts> {
+        let mut best: HashMap<String, (u32, Facts)> = HashMap::with_capacity(self.by_url.len());
+        for (u, &(rank, f)) in &self.by_url {
+            let Ok(n) = crate::base_normalize(u, base) else {
                 continue;
             };
-            out.entry(n).or_insert(f);
+            let e = best.entry(n).or_insert((rank, f));
+            if rank < e.0 {
+                *e = (rank, f);
+            }
         }
+        best.into_iter().map(|(n, (_, f))| (n, f)).collect()
     }
-    Some(out)
 }
 
 /// What validation makes of a merge of URL `a` into a bucket led by another cluster, whose URL
@@ -490,7 +492,7 @@ mod tests {
             s
         };
         let learn = |data: String| {
-            let (clusters, _) = crate::input::read_clusters_from(
+            let (clusters, rep) = crate::input::read_clusters_from(
                 std::io::Cursor::new(data.into_bytes()),
                 "i.cdxj",
                 crate::InputFormat::Auto,
@@ -498,13 +500,27 @@ mod tests {
             .unwrap();
             let cfg = crate::LearnConfig {
                 validate: Some(Default::default()),
+                evidence: rep.evidence.map(std::sync::Arc::new),
                 ..Default::default()
             };
-            let out = crate::learn(&clusters, &cfg, &|_, _, _| {});
-            out.all_candidates
-                .into_iter()
-                .find(|r| r.pattern.starts_with("http://h.org"))
-                .map(|r| (r.support, r.fp, out.file.rules.iter().any(|k| k.id == r.id)))
+            let alias = |out: crate::LearnOutput| {
+                out.all_candidates
+                    .into_iter()
+                    .find(|r| r.pattern.starts_with("http://h.org"))
+                    .map(|r| (r.support, r.fp, out.file.rules.iter().any(|k| k.id == r.id)))
+            };
+            let got = alias(crate::learn(&clusters, &cfg, &|_, _, _| {}));
+            // `learn_owned` reads the same facts from the config.
+            let owned = alias(crate::learn_owned(clusters.clone(), &cfg, &|_, _, _| {}));
+            assert_eq!(got, owned);
+            // Without the evidence in the config, a differing digest is a false positive.
+            let plain = crate::LearnConfig {
+                evidence: None,
+                ..cfg
+            };
+            let without = alias(crate::learn(&clusters, &plain, &|_, _, _| {}));
+            assert_eq!(without, Some((Some(40), Some(38), false)));
+            got
         };
         // Close: a few bytes of headers apart.
         let close = learn(index(&|l| Some(l + 3 + l % 7)));
@@ -533,15 +549,18 @@ mod tests {
             eprintln!("SKIP: shared dataset {} not found", p.display());
             return;
         }
-        let (clusters, _) =
+        let (clusters, rep) =
             crate::read_clusters(p.to_str().unwrap(), crate::InputFormat::Auto).unwrap();
+        let ev = rep.evidence.expect("an index with lengths has evidence");
         let mut limits = std::collections::BTreeMap::new();
-        for c in &clusters {
-            for (u, f) in c.urls.iter().zip(decode(&c.id).1.unwrap_or_default()) {
-                let site = dedust_core::trusted_host(u).unwrap().site().to_string();
-                limits.insert(site, f.map(|f| f.limit));
-            }
+        for u in clusters.iter().flat_map(|c| &c.urls) {
+            let site = dedust_core::trusted_host(u).unwrap().site().to_string();
+            limits.insert(site, ev.get(u).map(|f| f.limit));
         }
+        // The ids are the digests, as for every input.
+        assert!(clusters
+            .iter()
+            .all(|c| c.id.starts_with("digest:") && !c.id.contains('\u{1f}')));
         // missiondefrance.fr: min(max(0.0033, 0.01), 0.0213 / 4); mnhn.fr: 0.00045 / 4.
         assert_eq!(limits["missiondefrance.fr"], Some(5328));
         assert_eq!(limits["mnhn.fr"], Some(114));

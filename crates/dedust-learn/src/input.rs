@@ -16,10 +16,12 @@
 //!   (or `-`, or 200) joins the group of its digest when the input holds a status-200 capture
 //!   with that digest (a revisit of a 404's payload makes no cluster). Other captures (404,
 //!   5xx, a 3xx without `Location`, other revisits, any robots.txt) never join a cluster and are
-//!   counted as filtered. Repeated captures of one URL collapse into one. Each index cluster's
-//!   id carries what the index says about its URLs — record length, mime class, the site's
-//!   length limit — after a mark ([`crate::evidence`]), for validation to judge merges between
-//!   clusters: equal pages rarely share a digest in a real crawl.
+//!   counted as filtered. Repeated captures of one URL collapse into one. What the index says
+//!   about its URLs — record length, mime class, the site's length limit — comes back beside
+//!   the clusters in [`ReadReport::evidence`] ([`crate::evidence::IndexEvidence`], keyed by the
+//!   URL as read), for validation to judge merges between clusters (pass it in
+//!   [`crate::LearnConfig::evidence`]): equal pages rarely share a digest in a real crawl.
+//!   Cluster ids carry nothing but the id, for every format.
 //!
 //! The format is found from the content (the first line), never from the file name: a Common
 //! Crawl shard named `cdx-00187.gz` is read as CDXJ, and `cat *.cdxj | dedust learn -` works.
@@ -123,6 +125,10 @@ pub struct ReadReport {
     /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
     /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
+    /// CDX/CDXJ input whose captures give record lengths: what the index says about each
+    /// status-200 URL ([`crate::evidence`]), for [`crate::LearnConfig::evidence`]. `None` for
+    /// every other input.
+    pub evidence: Option<crate::evidence::IndexEvidence>,
 }
 
 impl ReadReport {
@@ -1136,7 +1142,7 @@ const REVISIT: &str = "revisit:";
 
 /// The clusters read, repeated captures of one URL collapsed; an error when there are none.
 /// Index input: revisits join the group of their digest when the input holds a status-200
-/// capture of it (else they are `filtered`), and each cluster's id carries its URLs' facts
+/// capture of it (else they are `filtered`), and the URLs' facts go to `rep.evidence`
 /// ([`crate::evidence`]).
 fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
     if rep.format == Some(InputFormat::Cdxj) {
@@ -1153,7 +1159,11 @@ fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>
         });
     }
     let clusters = match rep.format {
-        Some(InputFormat::Cdxj) => with_facts(union_shared(acc.clusters), &acc.captures),
+        Some(InputFormat::Cdxj) => {
+            let clusters = union_shared(acc.clusters);
+            rep.evidence = evidence_of(&clusters, &acc.captures);
+            clusters
+        }
         Some(InputFormat::Warc) => union_shared(acc.clusters),
         _ => acc.clusters,
     };
@@ -1197,35 +1207,48 @@ fn fold_revisits(acc: &mut Acc, rep: &mut ReadReport) {
     acc.clusters.retain(|c| !c.id.starts_with(REVISIT));
 }
 
-/// Each index cluster with its URLs' facts in its id ([`crate::evidence::encode`]): a URL's
+/// What the index says about the clusters' URLs ([`crate::evidence::IndexEvidence`]): a URL's
 /// record length and mime class are those of its first status-200 capture, its limit that of
-/// its site ([`crate::evidence::stats`]).
+/// its site ([`crate::evidence::stats`]); URLs are inserted in the order of their first capture.
+/// `None` when no capture gives a length (nothing to judge).
 ///
 /// # Complexity
 /// `O(n + u)` hashing for `n` captures and `u` URLs, plus the statistics' sorts.
-fn with_facts(mut clusters: Vec<Cluster>, captures: &[crate::evidence::Capture]) -> Vec<Cluster> {
-    use crate::evidence::{encode, limit_ppm, stats, Facts};
+fn evidence_of(
+    clusters: &[Cluster],
+    captures: &[crate::evidence::Capture],
+) -> Option<crate::evidence::IndexEvidence> {
+    use crate::evidence::{limit_ppm, stats, Facts, IndexEvidence};
     if !captures.iter().any(|c| c.len > 0) {
-        return clusters;
+        return None;
     }
     let st = stats(captures);
-    let mut facts: HashMap<u64, Facts> = HashMap::with_capacity(captures.len());
-    for c in captures {
-        facts.entry(c.url).or_insert_with(|| Facts {
-            len: if c.class == b'f' { 0 } else { c.len },
-            class: c.class,
-            limit: limit_ppm(st.get(&c.site)),
+    // URL hash → (rank of its first capture, facts).
+    let mut facts: HashMap<u64, (usize, Facts)> = HashMap::with_capacity(captures.len());
+    for (k, c) in captures.iter().enumerate() {
+        facts.entry(c.url).or_insert_with(|| {
+            let f = Facts {
+                len: if c.class == b'f' { 0 } else { c.len },
+                class: c.class,
+                limit: limit_ppm(st.get(&c.site)),
+            };
+            (k, f)
         });
     }
-    for c in &mut clusters {
-        let f: Vec<Option<Facts>> = c
-            .urls
-            .iter()
-            .map(|u| facts.get(&crate::hash::fnv(u)).copied())
-            .collect();
-        c.id = encode(&c.id, &f);
+    let mut found: Vec<(usize, &str, Facts)> = clusters
+        .iter()
+        .flat_map(|c| &c.urls)
+        .filter_map(|u| {
+            let &(k, f) = facts.get(&crate::hash::fnv(u))?;
+            Some((k, u.as_str(), f))
+        })
+        .collect();
+    found.sort_by_key(|&(k, u, _)| (k, u));
+    let mut ev = IndexEvidence::default();
+    for (_, u, f) in found {
+        ev.insert(u, f);
     }
-    clusters
+    Some(ev)
 }
 
 /// Each URL of `urls` once, the first occurrence kept. Most clusters are one or two URLs:

@@ -1728,8 +1728,7 @@ fn declarer_of(id: &str, signal: u8, base: &BaseOptions) -> Option<String> {
     if signal & DECLARED_SIGNALS == 0 {
         return None;
     }
-    // (An index cluster's id carries its URLs' facts after a mark: not part of the URL.)
-    let (_, url) = id.split(crate::evidence::MARK).next()?.split_once(':')?;
+    let (_, url) = id.split_once(':')?;
     base_normalize(url, base).ok()
 }
 

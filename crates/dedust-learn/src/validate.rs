@@ -184,15 +184,41 @@ impl LabeledUrls {
             .filter(|f| f.class != 0)
     }
 
-    /// Attach the facts of the URLs ([`crate::evidence::facts_of`], by base-normalized URL).
-    pub(crate) fn attach_facts(&mut self, facts: Option<&HashMap<String, Facts>>) {
-        self.facts = facts.map(|by_url| {
-            std::sync::Arc::new(
-                (0..self.len())
-                    .map(|i| by_url.get(self.url(i)).copied().unwrap_or_default())
-                    .collect(),
-            )
-        });
+    /// Attach what a web-archive index says about the URLs ([`crate::ReadReport::evidence`]),
+    /// so validation judges merges between two digest groups by record length
+    /// ([`crate::evidence`]); `base`: the options the URLs were normalized with. Without it
+    /// every merge between two clusters is a false positive.
+    ///
+    /// ```
+    /// use dedust_learn::{labeled, read_clusters_from, BaseOptions, InputFormat};
+    /// let line = |u: &str, d: &str| format!(
+    ///     "org,h)/ 1 {{\"url\": \"{u}\", \"status\": \"200\", \"mime\": \"text/html\", \"digest\": \"{d}\", \"length\": \"900\"}}\n");
+    /// let index = line("http://h.org/", "D1") + &line("https://h.org/", "D2");
+    /// let (clusters, rep) =
+    ///     read_clusters_from(std::io::Cursor::new(index), "i.cdxj", InputFormat::Auto).unwrap();
+    /// // The ids are the digests; the facts come beside them.
+    /// assert_eq!(clusters[0].id, "digest:D1");
+    /// let base = BaseOptions::default();
+    /// let (mut data, _) = labeled(&clusters, &base);
+    /// data.attach_evidence(rep.evidence.as_ref().unwrap(), &base);
+    /// assert_eq!(data.len(), 2);
+    /// ```
+    pub fn attach_evidence(
+        &mut self,
+        evidence: &crate::evidence::IndexEvidence,
+        base: &BaseOptions,
+    ) {
+        self.attach_facts(&evidence.normalized(base));
+    }
+
+    /// Attach the facts of the URLs, by base-normalized URL
+    /// ([`crate::evidence::IndexEvidence::normalized`]).
+    pub(crate) fn attach_facts(&mut self, by_url: &HashMap<String, Facts>) {
+        self.facts = Some(std::sync::Arc::new(
+            (0..self.len())
+                .map(|i| by_url.get(self.url(i)).copied().unwrap_or_default())
+                .collect(),
+        ));
     }
 
     /// URL `i` with its cluster.
@@ -280,18 +306,9 @@ impl<'a> Both<'a> {
 
 /// Base-normalize and label the URLs of clusters (malformed URLs are left out and counted).
 ///
-/// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable. The
-/// facts an index's cluster ids carry go with the URLs ([`crate::evidence`]).
+/// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable. An
+/// index's facts are attached apart ([`LabeledUrls::attach_evidence`]).
 pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
-    let (mut out, bad) = labeled_plain(clusters, base);
-    if let Some(f) = crate::evidence::facts_of(clusters, base) {
-        out.attach_facts(Some(&f));
-    }
-    (out, bad)
-}
-
-/// [`labeled`] without the facts.
-fn labeled_plain(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
     let mut out = LabeledUrls::for_clusters(clusters);
     let mut bad = 0;
     for c in clusters {
