@@ -30,8 +30,8 @@ pub use dedust_core::__private::{
 pub use dedust_interop::{export, import, lists};
 pub use dedust_io::bytes_read;
 pub use dedust_learn::{
-    align, consensus, generalize, input, metrics, pipeline, report, rules, synth, tokenize,
-    validate, warc,
+    align, consensus, evidence, generalize, input, metrics, pipeline, report, rules, synth,
+    tokenize, validate, warc,
 };
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         &saved.iter().map(|s| Some(s.as_str())).collect::<Vec<_>>(),
         &inputs,
     )?;
-    let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
+    let (clusters, evidence) = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let cfg = LearnConfig {
         learn: LearnOptions {
@@ -35,6 +35,8 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
         },
         validate: Some(a.validate.options()),
         holdout: a.validate.holdout(),
+        // Per URL: the training URLs' facts are in it, whatever the split.
+        evidence,
         ..Default::default()
     };
     let mut rules_text = String::new();

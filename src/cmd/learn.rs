@@ -58,7 +58,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     let t0 = Instant::now();
     let reading = super::Bars::new();
     reading.read("reading", &a.input);
-    let (clusters, skipped, declared) = super::read_clusters_counted(&a.input, a.format)?;
+    let (clusters, skipped, declared, evidence) = super::read_clusters_counted(&a.input, a.format)?;
     reading.finish();
     if a.chatter.verbose {
         eprintln!(
@@ -81,6 +81,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         declared,
         cross_host_candidates: foreign,
         cross_host_decided: decided,
+        evidence,
     };
     let bar = if !a.chatter.quiet && std::io::stderr().is_terminal() {
         Some(super::progress_bar(clusters.len(), ""))

@@ -208,24 +208,31 @@ pub fn refuse_overwrite(outputs: &[Option<&str>], inputs: &[&str]) -> anyhow::Re
     Ok(())
 }
 
-/// Read the clusters of a file, with the skip summary on stderr.
+/// What a web-archive index says about its URLs, for [`dedust::LearnConfig::evidence`] (`None`
+/// for every other input).
+pub type Evidence = Option<std::sync::Arc<dedust::evidence::IndexEvidence>>;
+
+/// Read the clusters of a file, with the skip summary on stderr, and what the file says about
+/// its URLs beside them (a web-archive index: [`dedust::ReadReport::evidence`]).
 pub fn read_clusters(
     path: &str,
     format: dedust::InputFormat,
-) -> anyhow::Result<Vec<dedust::Cluster>> {
-    Ok(read_clusters_counted(path, format)?.0)
+) -> anyhow::Result<(Vec<dedust::Cluster>, Evidence)> {
+    let (clusters, _, _, evidence) = read_clusters_counted(path, format)?;
+    Ok((clusters, evidence))
 }
 
 /// Most robots.txt `Clean-param` rules one input gives `learn`.
 const MAX_DECLARED: usize = 2000;
 
-/// [`read_clusters`], how many lines were skipped (for `--strict`), and the rules the crawl
-/// declares (robots.txt `Clean-param:` lines in a WARC).
+/// [`read_clusters`]: the clusters, how many lines were skipped (for `--strict`), the rules
+/// the crawl declares (robots.txt `Clean-param:` lines in a WARC), and the index's evidence.
 pub fn read_clusters_counted(
     path: &str,
     format: dedust::InputFormat,
-) -> anyhow::Result<(Vec<dedust::Cluster>, usize, Vec<dedust::Rule>)> {
-    let (clusters, rep) = dedust::read_clusters(path, format)?;
+) -> anyhow::Result<(Vec<dedust::Cluster>, usize, Vec<dedust::Rule>, Evidence)> {
+    let (clusters, mut rep) = dedust::read_clusters(path, format)?;
+    let evidence = rep.evidence.take().map(std::sync::Arc::new);
     if rep.skipped > 0 {
         let first: Vec<String> = rep
             .first_bad
@@ -264,8 +271,9 @@ pub fn read_clusters_counted(
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         info!(
-            "{path}: web-archive index: {} captures in digest groups, {} redirect pairs; {} left out (not 200 nor 3xx with a Location; {} to another site)",
+            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs; {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} to another site)",
             rep.records - rep.redirects,
+            rep.revisits,
             rep.redirects,
             rep.filtered,
             rep.cross_site
@@ -308,7 +316,7 @@ pub fn read_clusters_counted(
             bad_lines
         );
     }
-    Ok((clusters, rep.skipped, declared))
+    Ok((clusters, rep.skipped, declared, evidence))
 }
 
 /// The time rule files record (`learned`, `revoked`), RFC 3339 UTC: `SOURCE_DATE_EPOCH` (seconds)

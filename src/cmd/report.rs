@@ -10,7 +10,7 @@ const SWEEP: &[f64] = &[0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0];
 
 pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[Some(&a.output)], &[&a.truth])?;
-    let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
+    let (clusters, evidence) = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let f = a.test_fraction.clamp(0.0, 1.0);
     let parts = dedust::split_clusters(&clusters, a.split, &[1.0 - f, f], a.seed);
@@ -26,6 +26,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
             ..a.validate.options()
         }),
         holdout: a.validate.holdout(),
+        evidence: evidence.clone(),
         ..Default::default()
     };
     let mut thresholds: Vec<f64> = SWEEP.to_vec();

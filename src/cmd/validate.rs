@@ -12,9 +12,12 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         return Ok(2);
     }
     let (mut rules, revoked, _) = super::load_rule_sets(&a.rules)?;
-    let clusters = super::read_clusters(&a.truth, a.truth_format.format)?;
+    let (clusters, evidence) = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
-    let (data, bad) = dedust::labeled(&clusters, &base);
+    let (mut data, bad) = dedust::labeled(&clusters, &base);
+    if let Some(e) = &evidence {
+        data.attach_evidence(e, &base);
+    }
     // Cross-host rules are judged again here: their sites and exceptions come from this data.
     for r in rules.iter_mut().filter(|r| r.is_global()) {
         r.except.clear();

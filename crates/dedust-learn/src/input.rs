@@ -12,8 +12,16 @@
 //!   header; 11 or 9 fields without one). Captures with status 200 are clustered by payload
 //!   digest (cluster id `digest:<digest>`); a 3xx capture with a `Location` (CDXJ `redirect`,
 //!   CDX `r`) becomes a two-URL cluster `redirect:<url>` of the URL and the absolute
-//!   `Location`. Other captures (404, 5xx, a 3xx without `Location`, revisits without a
-//!   status) never join a cluster. Repeated captures of one URL collapse into one.
+//!   `Location`. A revisit record (mime `warc/revisit`, CDX `m`) with a digest and no status
+//!   (or `-`, or 200) joins the group of its digest when the input holds a status-200 capture
+//!   with that digest (a revisit of a 404's payload makes no cluster). Other captures (404,
+//!   5xx, a 3xx without `Location`, other revisits, any robots.txt) never join a cluster and are
+//!   counted as filtered. Repeated captures of one URL collapse into one. What the index says
+//!   about its URLs — record length, mime class, the site's length limit — comes back beside
+//!   the clusters in [`ReadReport::evidence`] ([`crate::evidence::IndexEvidence`], keyed by the
+//!   URL as read), for validation to judge merges between clusters (pass it in
+//!   [`crate::LearnConfig::evidence`]): equal pages rarely share a digest in a real crawl.
+//!   Cluster ids carry nothing but the id, for every format.
 //!
 //! The format is found from the content (the first line), never from the file name: a Common
 //! Crawl shard named `cdx-00187.gz` is read as CDXJ, and `cat *.cdxj | dedust learn -` works.
@@ -27,8 +35,10 @@
 //! a single usable record is [`Error::EmptyInput`]. Once the format is known (a TSV file's
 //! header, the first line of JSONL, ACHE and CDX/CDXJ), the lines are parsed in parallel blocks
 //! (8 MiB) and added in order: the same clusters, counts and line numbers as reading them line
-//! by line (a legacy CDX header applies to the lines after it, wherever the blocks are cut). CSV
-//! is read line by line: a quoted field may span lines.
+//! by line (a legacy CDX header applies to the lines after it, wherever the blocks are cut;
+//! revisits wait under an id prefix of their own and join their digest's group at the end; the
+//! captures the length statistics read are kept in input order). CSV is read line by line: a
+//! quoted field may span lines.
 
 use crate::error::{Error, Result};
 use crate::rules::Cluster;
@@ -92,6 +102,9 @@ pub struct ReadReport {
     pub filtered: usize,
     /// Redirect pairs read (CDX/CDXJ/WARC 3xx captures with a `Location`).
     pub redirects: usize,
+    /// CDX/CDXJ revisit records (`warc/revisit`) that joined the digest group of a status-200
+    /// capture of the input (counted in `records`; a revisit of no such capture is `filtered`).
+    pub revisits: usize,
     /// Declared-canonical pairs read (WARC: a page and its `rel=canonical`).
     pub canonicals: usize,
     /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
@@ -112,6 +125,10 @@ pub struct ReadReport {
     /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
     /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
+    /// CDX/CDXJ input whose captures give record lengths: what the index says about each
+    /// status-200 URL ([`crate::evidence`]), for [`crate::LearnConfig::evidence`]. `None` for
+    /// every other input.
+    pub evidence: Option<crate::evidence::IndexEvidence>,
 }
 
 impl ReadReport {
@@ -141,6 +158,8 @@ struct Acc {
     index: hashbrown::HashTable<u32>,
     hasher: foldhash::fast::RandomState,
     clusters: Vec<Cluster>,
+    /// Index input: the status-200 captures in input order ([`crate::evidence`]).
+    captures: Vec<crate::evidence::Capture>,
 }
 
 impl Acc {
@@ -149,6 +168,7 @@ impl Acc {
             index: hashbrown::HashTable::new(),
             hasher: Default::default(),
             clusters: Vec::new(),
+            captures: Vec::new(),
         }
     }
 
@@ -260,7 +280,8 @@ fn legacy_cdx(line: &str) -> Option<&'static str> {
     }
 }
 
-/// One capture of a web-archive index line: URL, status, payload digest, redirect `Location`.
+/// One capture of a web-archive index line: URL, status, payload digest, redirect `Location`,
+/// mime type and record length.
 struct Capture {
     /// The index key (SURT) when the line has one: CDXJ's first field, CDX's `N` field.
     key: Option<String>,
@@ -268,6 +289,10 @@ struct Capture {
     status: Option<String>,
     digest: Option<String>,
     location: Option<String>,
+    /// CDXJ `mime`, CDX `m` (`warc/revisit` for a revisit record).
+    mime: Option<String>,
+    /// CDXJ `length`, CDX `S`: the compressed WARC record's length, headers included.
+    length: Option<String>,
 }
 
 /// Parse one CDXJ or legacy CDX line; `fields`: the legacy columns (header letters) seen so
@@ -298,6 +323,8 @@ fn capture<'f>(
             status: text("status"),
             digest: text("digest"),
             location: text("redirect").or_else(|| text("location")),
+            mime: text("mime"),
+            length: text("length"),
         });
     }
     let fields = fields();
@@ -326,6 +353,8 @@ fn capture<'f>(
         status: col('s'),
         digest: col('k'),
         location: col('r'),
+        mime: col('m'),
+        length: col('S'),
     })
 }
 
@@ -408,17 +437,24 @@ pub(crate) fn same_site(a: &dedust_core::TrustedHost, b: &dedust_core::TrustedHo
 /// index line's SURT key names another host than its URL (`key`: the line's first field, for
 /// CDX(J); `None` otherwise).
 pub(crate) fn untrusted_capture(url: &str, key: Option<&str>) -> Option<dedust_core::Ambiguity> {
-    let h = match dedust_core::trusted_host(url) {
-        Ok(h) => h,
-        Err(a) => return Some(a),
-    };
-    let key = key?;
-    (!dedust_core::__private::trust::surt_names(key, h.host())).then(|| {
-        dedust_core::Ambiguity::SurtKey {
+    trusted_capture(url, key).err()
+}
+
+/// The host a capture speaks for ([`untrusted_capture`]: or why it speaks for none).
+fn trusted_capture(
+    url: &str,
+    key: Option<&str>,
+) -> std::result::Result<dedust_core::TrustedHost, dedust_core::Ambiguity> {
+    let h = dedust_core::trusted_host(url)?;
+    let Some(key) = key else { return Ok(h) };
+    if dedust_core::__private::trust::surt_names(key, h.host()) {
+        Ok(h)
+    } else {
+        Err(dedust_core::Ambiguity::SurtKey {
             key: key.split(')').next().unwrap_or(key).to_string(),
             host: h.host().to_string(),
-        }
-    })
+        })
+    }
 }
 
 /// One CSV record's cluster and URL fields (`None`: the line has too few fields): kept, or
@@ -485,6 +521,8 @@ struct Piece {
     /// Lines, records and skipped lines (numbered within the piece).
     rep: ReadReport,
     runs: Vec<Cluster>,
+    /// Index input: its status-200 captures, in order.
+    captures: Vec<crate::evidence::Capture>,
 }
 
 /// What a line of one format does to a [`Piece`]: `(piece, state, line number within the
@@ -533,6 +571,7 @@ impl Piece {
         for run in self.runs {
             acc.push_run(run);
         }
+        acc.captures.extend(self.captures);
     }
 
     /// The lines of `bytes` (each ended by `\n`, but for the input's last), as
@@ -674,16 +713,40 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
         p.rep.bad(n, format!("not a URL: {:?}", trunc(&c.url)));
         return;
     }
-    if let Some(why) = untrusted_capture(&c.url, c.key.as_deref()) {
-        p.rep.ambiguous(n, format!("{:?}: {why}", trunc(&c.url)));
-        return;
-    }
+    let host = match trusted_capture(&c.url, c.key.as_deref()) {
+        Ok(h) => h,
+        Err(why) => {
+            p.rep.ambiguous(n, format!("{:?}: {why}", trunc(&c.url)));
+            return;
+        }
+    };
     let status = c.status.as_deref().unwrap_or("");
-    if status == "200" {
+    let revisit = c.mime.as_deref() == Some("warc/revisit");
+    if crate::evidence::is_robots(&c.url) {
+        // A crawl's robots.txt is no page of the site: no cluster, no evidence.
+        p.rep.filtered += 1;
+    } else if revisit && matches!(status, "" | "-" | "200") && c.digest.is_some() {
+        // Folded into the digest's group in `finish` when the input holds a 200 of it.
+        let d = c.digest.as_deref().unwrap_or("");
+        p.push(&format!("{REVISIT}{d}"), &c.url);
+    } else if status == "200" && !revisit {
         match &c.digest {
             Some(d) => {
                 p.push(&format!("digest:{d}"), &c.url);
                 p.rep.records += 1;
+                let hash = crate::hash::fnv;
+                p.captures.push(crate::evidence::Capture {
+                    url: hash(&c.url),
+                    key: c.key.as_deref().map_or_else(|| hash(&c.url), hash),
+                    digest: hash(d),
+                    site: hash(host.site()),
+                    len: c
+                        .length
+                        .as_deref()
+                        .and_then(|l| l.parse().ok())
+                        .unwrap_or(0),
+                    class: crate::evidence::mime_class(c.mime.as_deref().unwrap_or("")),
+                });
             }
             None => p.rep.bad(n, "no `digest`"),
         }
@@ -1073,8 +1136,18 @@ pub fn read_clusters_from(
     finish(acc, rep, name)
 }
 
+/// The cluster id prefix of revisit records until [`finish`] folds them into their digest's
+/// group (`revisit:` is no signal: a group never keeps it).
+const REVISIT: &str = "revisit:";
+
 /// The clusters read, repeated captures of one URL collapsed; an error when there are none.
-fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
+/// Index input: revisits join the group of their digest when the input holds a status-200
+/// capture of it (else they are `filtered`), and the URLs' facts go to `rep.evidence`
+/// ([`crate::evidence`]).
+fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, ReadReport)> {
+    if rep.format == Some(InputFormat::Cdxj) {
+        fold_revisits(&mut acc, &mut rep);
+    }
     // Collapse repeated captures of one URL inside a cluster (first occurrence kept).
     for c in &mut acc.clusters {
         dedup_urls(&mut c.urls);
@@ -1086,10 +1159,96 @@ fn finish(mut acc: Acc, rep: ReadReport, name: &str) -> Result<(Vec<Cluster>, Re
         });
     }
     let clusters = match rep.format {
-        Some(InputFormat::Cdxj | InputFormat::Warc) => union_shared(acc.clusters),
+        Some(InputFormat::Cdxj) => {
+            let clusters = union_shared(acc.clusters);
+            rep.evidence = evidence_of(&clusters, &acc.captures);
+            clusters
+        }
+        Some(InputFormat::Warc) => union_shared(acc.clusters),
         _ => acc.clusters,
     };
     Ok((clusters, rep))
+}
+
+/// Fold each `revisit:<d>` cluster into `digest:<d>` (its URLs after the group's), or drop it,
+/// counted as filtered, when the input holds no status-200 capture of `d` (a revisit of a 404's
+/// payload makes no cluster).
+///
+/// # Complexity
+/// `O(c)` for `c` clusters (hashed ids).
+fn fold_revisits(acc: &mut Acc, rep: &mut ReadReport) {
+    if !acc.clusters.iter().any(|c| c.id.starts_with(REVISIT)) {
+        return;
+    }
+    let at: HashMap<&str, usize> = acc
+        .clusters
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| Some((c.id.strip_prefix("digest:")?, i)))
+        .collect();
+    let moves: Vec<(usize, Option<usize>)> = acc
+        .clusters
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| Some((i, c.id.strip_prefix(REVISIT)?)))
+        .map(|(i, d)| (i, at.get(d).copied()))
+        .collect();
+    for (i, to) in moves {
+        let urls = std::mem::take(&mut acc.clusters[i].urls);
+        match to {
+            Some(j) => {
+                rep.records += urls.len();
+                rep.revisits += urls.len();
+                acc.clusters[j].urls.extend(urls);
+            }
+            None => rep.filtered += urls.len(),
+        }
+    }
+    acc.clusters.retain(|c| !c.id.starts_with(REVISIT));
+}
+
+/// What the index says about the clusters' URLs ([`crate::evidence::IndexEvidence`]): a URL's
+/// record length and mime class are those of its first status-200 capture, its limit that of
+/// its site ([`crate::evidence::stats`]); URLs are inserted in the order of their first capture.
+/// `None` when no capture gives a length (nothing to judge).
+///
+/// # Complexity
+/// `O(n + u)` hashing for `n` captures and `u` URLs, plus the statistics' sorts.
+fn evidence_of(
+    clusters: &[Cluster],
+    captures: &[crate::evidence::Capture],
+) -> Option<crate::evidence::IndexEvidence> {
+    use crate::evidence::{limit_ppm, stats, Facts, IndexEvidence};
+    if !captures.iter().any(|c| c.len > 0) {
+        return None;
+    }
+    let st = stats(captures);
+    // URL hash → (rank of its first capture, facts).
+    let mut facts: HashMap<u64, (usize, Facts)> = HashMap::with_capacity(captures.len());
+    for (k, c) in captures.iter().enumerate() {
+        facts.entry(c.url).or_insert_with(|| {
+            let f = Facts {
+                len: if c.class == b'f' { 0 } else { c.len },
+                class: c.class,
+                limit: limit_ppm(st.get(&c.site)),
+            };
+            (k, f)
+        });
+    }
+    let mut found: Vec<(usize, &str, Facts)> = clusters
+        .iter()
+        .flat_map(|c| &c.urls)
+        .filter_map(|u| {
+            let &(k, f) = facts.get(&crate::hash::fnv(u))?;
+            Some((k, u.as_str(), f))
+        })
+        .collect();
+    found.sort_by_key(|&(k, u, _)| (k, u));
+    let mut ev = IndexEvidence::default();
+    for (_, u, f) in found {
+        ev.insert(u, f);
+    }
+    Some(ev)
 }
 
 /// Each URL of `urls` once, the first occurrence kept. Most clusters are one or two URLs:
@@ -1372,10 +1531,11 @@ mod tests {
             (
                 "a.cdxj",
                 b"h)/ 2024 {\"url\": \"http://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/ 2025 {\"url\": \"http://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/ 2025 {\"url\": \"https://h/\", \"status\": \"200\", \"digest\": \"D1\"}\nh)/x 2025 {\"url\": \"https://h/x\", \"mime\": \"warc/revisit\", \"digest\": \"D1\"}\n",
+                // The revisit joins the group of its digest.
                 1,
-                3,
+                4,
                 0,
-                1,
+                0,
             ),
             ("a.tsv", b"cluster\turl\nx\thttp://h/\xff\xfe\nx\thttp://h/2\n", 1, 1, 1, 0),
             // A byte order mark before the header or the first record is skipped.
@@ -1476,6 +1636,82 @@ mod tests {
             );
             assert_eq!(rep.format, Some(InputFormat::Cdxj), "{name}");
         }
+    }
+
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn revisits_join_only_a_200s_group() {
+        let line = |u: &str, json: &str| format!("x 2024 {{\"url\": \"{u}\", {json}}}\n");
+        let ok = |d: &str| format!(r#""status": "200", "mime": "text/html", "digest": "{d}""#);
+        let rev = |d: &str| format!(r#""mime": "warc/revisit", "digest": "{d}""#);
+        // (lines, clusters "id url…", records, revisits, filtered)
+        let cases: Vec<(String, &[&str], usize, usize, usize)> = vec![
+            // A revisit joins the 200's group, before or after it in the input.
+            (
+                line("http://h.org/b", &rev("D1")) + &line("http://h.org/a", &ok("D1")),
+                &["digest:D1 http://h.org/a http://h.org/b"],
+                2,
+                1,
+                0,
+            ),
+            // A revisit of a 404's payload, or of a digest never captured: no cluster.
+            (
+                line("http://h.org/c", r#""status": "404", "digest": "D2""#)
+                    + &line("http://h.org/d", &rev("D2"))
+                    + &line("http://h.org/e", &rev("D9"))
+                    + &line("http://h.org/a", &ok("D1")),
+                &["digest:D1 http://h.org/a"],
+                1,
+                0,
+                3,
+            ),
+            // A revisit with a status 200 or `-` joins too; its repeats count, one URL kept.
+            (
+                line("http://h.org/a", &ok("D1"))
+                    + &line(
+                        "https://h.org/a",
+                        r#""status": "200", "mime": "warc/revisit", "digest": "D1""#,
+                    )
+                    + &line(
+                        "https://h.org/a",
+                        r#""status": "-", "mime": "warc/revisit", "digest": "D1""#,
+                    ),
+                &["digest:D1 http://h.org/a https://h.org/a"],
+                3,
+                2,
+                0,
+            ),
+            // robots.txt forms no cluster, whatever its status.
+            (
+                line("http://h.org/robots.txt", &ok("D1"))
+                    + &line("https://h.org/robots.txt", &rev("D1"))
+                    + &line("http://h.org/a", &ok("D1")),
+                &["digest:D1 http://h.org/a"],
+                1,
+                0,
+                2,
+            ),
+        ];
+        for (data, want, records, revisits, filtered) in cases {
+            let (c, rep) = read("i.cdxj", data.as_bytes()).unwrap();
+            let got: Vec<String> = c
+                .iter()
+                .map(|c| format!("{} {}", c.id, c.urls.join(" ")))
+                .collect();
+            assert_eq!(got, want, "{data}");
+            assert_eq!(
+                (rep.records, rep.revisits, rep.filtered),
+                (records, revisits, filtered),
+                "{data}"
+            );
+        }
+        // Legacy CDX: `m` is the mime, `s` `-` for a revisit.
+        let cdx = " CDX N b a m s k r M S V g\n\
+            h)/a 2024 http://h/a text/html 200 D1 - - 10 0 f.warc.gz\n\
+            h)/a 2024 https://h/a warc/revisit - D1 - - 10 0 f.warc.gz\n";
+        let (c, rep) = read("i.cdx", cdx.as_bytes()).unwrap();
+        assert_eq!(c[0].urls, ["http://h/a", "https://h/a"]);
+        assert_eq!(rep.revisits, 1);
     }
 
     /// Review of #11: another site's URLs never join or link a site's clusters. A page of
@@ -1655,7 +1891,12 @@ mod tests {
     #[test]
     fn line_formats_read_as_one_piece_whatever_the_block_size() {
         // What each piece reads: clusters, counts and the first skipped lines.
-        type Got = (Vec<(String, Vec<String>)>, [usize; 6], Vec<(usize, String)>);
+        type Got = (
+            Vec<(String, Vec<String>)>,
+            [usize; 6],
+            Vec<(usize, String)>,
+            Vec<crate::evidence::Capture>,
+        );
         fn got(acc: Acc, rep: ReadReport) -> Got {
             let c = acc.clusters.into_iter().map(|c| (c.id, c.urls)).collect();
             let n = [
@@ -1666,7 +1907,7 @@ mod tests {
                 rep.redirects,
                 rep.cross_site,
             ];
-            (c, n, rep.first_bad)
+            (c, n, rep.first_bad, acc.captures)
         }
         fn check<S: Clone + Send>(
             body: &[u8],
@@ -1693,10 +1934,13 @@ mod tests {
         let mut cdx =
             b"org,h)/ 1 {\"url\": \"http://h.org/a\", \"status\": \"200\", \"digest\": \"D1\"}\n\
             org,h)/ 1 {\"url\": \"http://h.org/b\", \"status\": \"200\", \"digest\": \"D1\"}\n\
+            org,h)/ 1 {\"url\": \"https://h.org/b\", \"mime\": \"warc/revisit\", \"digest\": \"D1\"}\n\
+            org,h)/ 1 {\"url\": \"https://h.org/q\", \"mime\": \"warc/revisit\", \"digest\": \"D7\"}\n\
             org,h)/ 1 {bad json\n\
             \n\
              CDX N b a m s k r M S V g\n\
             org,h)/c 1 http://h.org/c text/html 200 D2 - - 10 0 f.warc.gz\n\
+            org,h)/c 1 https://h.org/c warc/revisit - D2 - - 10 0 f.warc.gz\n\
             org,h)/d 1 http://h.org/CDX%20d text/html 200 D2 - - 10 0 f.warc.gz\n\
             org,h)/e 1 http://h.org/e text/html 301 D3 /c - 10 0 f.warc.gz\n\
             org,h)/f 1 http://h.org/f text/html 301 D3 http://other.net/ - 10 0 f.warc.gz\n\

@@ -8,7 +8,8 @@
 //! (candidates) → [`generalize`] → [`validate`]; [`pipeline`] runs the whole job,
 //! [`metrics`](mod@metrics) and [`report`] measure a canonicalization, [`synth`] generates
 //! synthetic data with ground truth, [`warc`] reads the duplicate evidence a crawl's WARC
-//! records carry.
+//! records carry, [`evidence`] says what a web-archive index proves (same, different or
+//! unknown) and judges the unknown by record length.
 //!
 //! Depends on `dedust-core` (the rule model and the engine every candidate is validated with)
 //! and `dedust-io` (bounded readers) only.
@@ -34,6 +35,7 @@ use dedust_core::{base_normalize, Normalizer};
 
 pub mod align;
 pub mod consensus;
+pub mod evidence;
 pub mod generalize;
 pub mod input;
 pub mod metrics;

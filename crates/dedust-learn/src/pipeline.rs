@@ -4,14 +4,20 @@
 //! stage saw. Validation is on by default: every candidate is applied alone to all input URLs and
 //! kept only with enough support and a low false-positive rate (see [`crate::validate`]); the
 //! kept set is then made conflict-free, ordered and idempotent. Progress goes through a callback.
+//! A web-archive index's facts ([`LearnConfig::evidence`], from [`crate::ReadReport::evidence`])
+//! reach validation through the config only, keyed again by base-normalized URL once per run
+//! (`O(u)`); without them every merge between two clusters is a false positive.
 
+use crate::evidence::{Facts, IndexEvidence};
 use crate::rulefile::{BaseSettings, RuleFile, ValidationSettings};
 use crate::rules::{
     candidates_from, learn_candidates, Cluster, LearnOptions, LearnStats, Prepared, Rule,
 };
 use crate::validate::{
-    finalize, labeled, split_clusters, SplitMode, ValidateOptions, ValidateReport,
+    finalize, labeled, split_clusters, LabeledUrls, SplitMode, ValidateOptions, ValidateReport,
 };
+use foldhash::HashMap;
+use std::sync::Arc;
 
 /// Settings of a learn run.
 #[derive(Debug, Clone, Default)]
@@ -32,6 +38,27 @@ pub struct LearnConfig {
     pub validate: Option<ValidateOptions>,
     /// Validate on a held-out part instead of the whole input (`--holdout`).
     pub holdout: Option<Holdout>,
+    /// What a web-archive index says about its URLs ([`crate::ReadReport::evidence`]): with it,
+    /// validation judges a merge between two digest groups by record length instead of counting
+    /// it a false positive ([`crate::evidence`]). Facts are per URL: pass the whole input's,
+    /// whatever part of it is learned on. `None` (the default): every merge between two
+    /// clusters is a false positive.
+    ///
+    /// ```
+    /// use dedust_learn::{learn, read_clusters_from, InputFormat, LearnConfig};
+    /// let index = "org,h)/ 1 {\"url\": \"http://h.org/\", \"status\": \"200\", \"digest\": \"D\", \"length\": \"900\"}\n";
+    /// let (clusters, rep) =
+    ///     read_clusters_from(std::io::Cursor::new(index), "i.cdxj", InputFormat::Auto).unwrap();
+    /// let cfg = LearnConfig {
+    ///     validate: Some(Default::default()),
+    ///     evidence: rep.evidence.map(std::sync::Arc::new),
+    ///     ..Default::default()
+    /// };
+    /// assert!(cfg.evidence.is_some());
+    /// let out = learn(&clusters, &cfg, &|_, _, _| {});
+    /// assert!(out.file.rules.is_empty());
+    /// ```
+    pub evidence: Option<Arc<IndexEvidence>>,
 }
 
 /// A held-out validation part: candidates are learned on the rest and validated on it.
@@ -99,8 +126,13 @@ pub fn learn(
         Some(p) => {
             let (cands, stats) =
                 learn_candidates(&p[0], &cfg.learn, &|d| progress(Stage::Align, d, total));
-            let (data, _) = labeled(clusters, &cfg.learn.base);
-            finish(cands, stats, data, Some(&p), cfg, progress)
+            let facts = facts_of(cfg);
+            let data = labeled_with(clusters, facts.as_ref(), cfg);
+            let parts = Parts {
+                clusters: &p,
+                facts: facts.as_ref(),
+            };
+            finish(cands, stats, data, Some(parts), cfg, progress)
         }
         None => {
             progress(Stage::Prepare, 0, total);
@@ -124,6 +156,33 @@ pub fn learn_owned(
     from_prepared(prep, stats, cfg, progress)
 }
 
+/// The facts of [`LearnConfig::evidence`] by base-normalized URL, as validation looks them up
+/// (`None` without evidence).
+fn facts_of(cfg: &LearnConfig) -> Option<HashMap<String, Facts>> {
+    cfg.evidence.as_ref().map(|e| e.normalized(&cfg.learn.base))
+}
+
+/// [`labeled`] clusters with the facts of their URLs (`facts`: [`facts_of`]).
+fn labeled_with(
+    clusters: &[Cluster],
+    facts: Option<&HashMap<String, Facts>>,
+    cfg: &LearnConfig,
+) -> LabeledUrls {
+    let (mut data, _) = labeled(clusters, &cfg.learn.base);
+    if let Some(f) = facts {
+        data.attach_facts(f);
+    }
+    data
+}
+
+/// The held-out split ([`LearnConfig::holdout`]): learning part, validation part, and the
+/// facts of the URLs ([`facts_of`]).
+#[derive(Clone, Copy)]
+struct Parts<'a> {
+    clusters: &'a [Vec<Cluster>],
+    facts: Option<&'a HashMap<String, Facts>>,
+}
+
 fn from_prepared(
     prep: Prepared,
     stats: LearnStats,
@@ -133,14 +192,18 @@ fn from_prepared(
     let total = prep.len();
     let (cands, stats) = candidates_from(&prep, stats, &|d| progress(Stage::Align, d, total));
     // The prepared URLs become the validation data: normalized once.
-    finish(cands, stats, prep.into_labeled(), None, cfg, progress)
+    let mut data = prep.into_labeled();
+    if let Some(f) = facts_of(cfg) {
+        data.attach_facts(&f);
+    }
+    finish(cands, stats, data, None, cfg, progress)
 }
 
 fn finish(
     cands: Vec<Rule>,
     stats: LearnStats,
-    data: crate::validate::LabeledUrls,
-    parts: Option<&Vec<Vec<Cluster>>>,
+    data: LabeledUrls,
+    parts: Option<Parts<'_>>,
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
@@ -154,8 +217,8 @@ fn finish(
 fn decide(
     mut cands: Vec<Rule>,
     stats: LearnStats,
-    data: crate::validate::LabeledUrls,
-    parts: Option<&Vec<Vec<Cluster>>>,
+    data: LabeledUrls,
+    parts: Option<Parts<'_>>,
     cfg: &LearnConfig,
     progress: &(dyn Fn(Stage, usize, usize) + Sync),
 ) -> LearnOutput {
@@ -177,8 +240,8 @@ fn decide(
             // Validated on the data itself, the host rules' rewrites are kept for `select`.
             let (st, rewrites, exposure) = match parts {
                 Some(p) => {
-                    let (val, _) = labeled(&p[1], &cfg.learn.base);
-                    let (tr, _) = labeled(&p[0], &cfg.learn.base);
+                    let val = labeled_with(&p.clusters[1], p.facts, cfg);
+                    let tr = labeled_with(&p.clusters[0], p.facts, cfg);
                     let st = crate::validate::rule_stats_joint(&mut cands, &val, &tr, &v).0;
                     (st, None, None)
                 }

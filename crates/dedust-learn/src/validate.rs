@@ -22,6 +22,7 @@
 //! # Complexity
 //! `O(R · U_h)` rule applications, where `U_h` is the number of data URLs on a rule's host.
 
+use crate::evidence::Facts;
 pub(crate) use crate::judge::{collapse_family, score, verdict, Verdict};
 pub use crate::judge::{is_collapse, judged_fpr, order, rounded_fpr, specificity, ValidateOptions};
 use crate::normalize::{apply_rule, Normalizer};
@@ -76,6 +77,9 @@ pub struct LabeledUrls {
     ends: Ends,
     /// URL `i`'s cluster.
     clusters: Vec<usize>,
+    /// Index input: URL `i`'s [`Facts`] ([`crate::evidence`]; a URL past the end has none).
+    /// `None` for every other input: validation then counts as it always did.
+    facts: Option<std::sync::Arc<Vec<Facts>>>,
 }
 
 /// Where each URL of a [`LabeledUrls`] ends in its text: 4 bytes a URL while the text is under
@@ -130,6 +134,7 @@ impl LabeledUrls {
             text: String::with_capacity(bytes),
             ends: Ends::Narrow(Vec::with_capacity(urls)),
             clusters: Vec::with_capacity(urls),
+            facts: None,
         }
     }
 
@@ -170,6 +175,52 @@ impl LabeledUrls {
         self.clusters[i]
     }
 
+    /// What an index says about URL `i` (`None`: nothing, as for every input but an index).
+    fn facts(&self, i: usize) -> Option<Facts> {
+        self.facts
+            .as_ref()?
+            .get(i)
+            .copied()
+            .filter(|f| f.class != 0)
+    }
+
+    /// Attach what a web-archive index says about the URLs ([`crate::ReadReport::evidence`]),
+    /// so validation judges merges between two digest groups by record length
+    /// ([`crate::evidence`]); `base`: the options the URLs were normalized with. Without it
+    /// every merge between two clusters is a false positive.
+    ///
+    /// ```
+    /// use dedust_learn::{labeled, read_clusters_from, BaseOptions, InputFormat};
+    /// let line = |u: &str, d: &str| format!(
+    ///     "org,h)/ 1 {{\"url\": \"{u}\", \"status\": \"200\", \"mime\": \"text/html\", \"digest\": \"{d}\", \"length\": \"900\"}}\n");
+    /// let index = line("http://h.org/", "D1") + &line("https://h.org/", "D2");
+    /// let (clusters, rep) =
+    ///     read_clusters_from(std::io::Cursor::new(index), "i.cdxj", InputFormat::Auto).unwrap();
+    /// // The ids are the digests; the facts come beside them.
+    /// assert_eq!(clusters[0].id, "digest:D1");
+    /// let base = BaseOptions::default();
+    /// let (mut data, _) = labeled(&clusters, &base);
+    /// data.attach_evidence(rep.evidence.as_ref().unwrap(), &base);
+    /// assert_eq!(data.len(), 2);
+    /// ```
+    pub fn attach_evidence(
+        &mut self,
+        evidence: &crate::evidence::IndexEvidence,
+        base: &BaseOptions,
+    ) {
+        self.attach_facts(&evidence.normalized(base));
+    }
+
+    /// Attach the facts of the URLs, by base-normalized URL
+    /// ([`crate::evidence::IndexEvidence::normalized`]).
+    pub(crate) fn attach_facts(&mut self, by_url: &HashMap<String, Facts>) {
+        self.facts = Some(std::sync::Arc::new(
+            (0..self.len())
+                .map(|i| by_url.get(self.url(i)).copied().unwrap_or_default())
+                .collect(),
+        ));
+    }
+
     /// URL `i` with its cluster.
     pub fn get(&self, i: usize) -> LabeledRef<'_> {
         LabeledRef {
@@ -205,6 +256,7 @@ static NO_URLS: LabeledUrls = LabeledUrls {
     text: String::new(),
     ends: Ends::Narrow(Vec::new()),
     clusters: Vec::new(),
+    facts: None,
 };
 
 /// Validation URLs followed by reference URLs, indexed as one list without a list of
@@ -239,11 +291,23 @@ impl<'a> Both<'a> {
         let (p, j) = self.part(i);
         p.cluster(j)
     }
+
+    /// What an index says about URL `i`.
+    fn facts(&self, i: usize) -> Option<Facts> {
+        let (p, j) = self.part(i);
+        p.facts(j)
+    }
+
+    /// Whether any URL has facts (an index input).
+    fn has_facts(&self) -> bool {
+        self.first.facts.is_some() || self.then.facts.is_some()
+    }
 }
 
 /// Base-normalize and label the URLs of clusters (malformed URLs are left out and counted).
 ///
-/// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable.
+/// The label is a 64-bit hash of the cluster id, so parts of one split stay comparable. An
+/// index's facts are attached apart ([`LabeledUrls::attach_evidence`]).
 pub fn labeled(clusters: &[Cluster], base: &BaseOptions) -> (LabeledUrls, usize) {
     let mut out = LabeledUrls::for_clusters(clusters);
     let mut bad = 0;
@@ -1004,6 +1068,37 @@ impl Merge {
     }
 }
 
+/// An unknown merge of a rule ([`MergeContext::unknown_ratio`]): its place in the rule's merges,
+/// the merged URL's host id, its length ratio, and whether a more general drop of the world
+/// covers it (it earns the rule nothing if it passes).
+type Unknown = (usize, u32, f32, bool);
+
+/// Judge a rule's unknown merges by their lengths ([`crate::evidence::judge`]): those that pass
+/// are no false positives (dropped where the world covers them); the others stay one.
+fn settle_unknown(out: &mut Vec<Merge>, unknown: &[Unknown]) {
+    if unknown.is_empty() {
+        return;
+    }
+    let groups: Vec<(u32, f32)> = unknown.iter().map(|&(_, h, r, _)| (h, r)).collect();
+    let mut drop = Vec::new();
+    for (&(at, _, _, covered), pass) in unknown.iter().zip(crate::evidence::judge(&groups)) {
+        if pass {
+            let m = out[at];
+            out[at] = Merge::new(m.url(), false, m.seen());
+            if covered {
+                drop.push(at);
+            }
+        }
+    }
+    if !drop.is_empty() {
+        let mut k = 0;
+        out.retain(|_| {
+            k += 1;
+            drop.binary_search(&(k - 1)).is_err()
+        });
+    }
+}
+
 /// The labelled URLs a rule is validated on, indexed for [`MergeContext::merges`].
 struct MergeContext<'a> {
     all: Both<'a>,
@@ -1207,6 +1302,8 @@ impl<'a> MergeContext<'a> {
         // The world less `r`, built the first time a bucket holds only URLs `r` rewrote.
         let without: std::cell::OnceCell<Normalizer> = std::cell::OnceCell::new();
         let mut needed: Vec<bool> = Vec::new();
+        let mut unknown: Vec<Unknown> = Vec::new();
+        let facts = all.has_facts();
         for group in outs.chunk_by(|a, b| key_of(a) == key_of(b)) {
             let key = key_of(&group[0]);
             // The bucket: URLs rewritten to the output `o` and unchanged URLs equal to `o`.
@@ -1259,10 +1356,40 @@ impl<'a> MergeContext<'a> {
                 if !fp && covered.binary_search(&i).is_ok() {
                     continue;
                 }
+                if fp && facts {
+                    if let Some(ratio) = self.unknown_ratio(i, &bucket, &unchanged, major) {
+                        let cov = covered.binary_search(&i).is_ok();
+                        unknown.push((out.len(), self.index.host_id(i), ratio, cov));
+                    }
+                }
                 out.push(Merge::new(i, fp, seen));
             }
         }
+        settle_unknown(&mut out, &unknown);
         (out, rewrites)
+    }
+
+    /// With an index's facts ([`crate::evidence`]): the merge of URL `i` into `bucket`, led by
+    /// the true cluster `major` (another than `i`'s), is *unknown* — two status-200 captures of
+    /// one mime class with different digests — and its length difference over the site's limit
+    /// is returned; `None` when it is *different* or nothing is known (a false positive, as
+    /// for every other input). The leader's URL is one the rule left alone (`unchanged`: the
+    /// page at the output) when it has facts, else another of the bucket.
+    fn unknown_ratio(
+        &self,
+        i: u32,
+        bucket: &[u32],
+        unchanged: &[u32],
+        major: usize,
+    ) -> Option<f32> {
+        let all = self.all;
+        let a = all.facts(i as usize)?;
+        let b = unchanged
+            .iter()
+            .chain(bucket)
+            .filter(|&&j| all.cluster(j as usize) == major)
+            .find_map(|&j| all.facts(j as usize))?;
+        crate::evidence::unknown_ratio(a, b)
     }
 
     /// The true cluster that leads a bucket (URL indices; `unchanged` are those the rule left
@@ -1309,6 +1436,8 @@ impl<'a> MergeContext<'a> {
         }
         outs.sort_unstable();
         let (mut unchanged, mut bucket, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        let mut unknown: Vec<Unknown> = Vec::new();
+        let facts = all.has_facts();
         for row in &outs {
             let i = row[3];
             unchanged.clear();
@@ -1328,9 +1457,16 @@ impl<'a> MergeContext<'a> {
                 .iter()
                 .filter(|&&j| (j as usize) < self.nv)
             {
-                out.push(Merge::new(j, all.cluster(j as usize) != major, true));
+                let fp = all.cluster(j as usize) != major;
+                if fp && facts {
+                    if let Some(ratio) = self.unknown_ratio(j, &bucket, &unchanged, major) {
+                        unknown.push((out.len(), self.index.host_id(j), ratio, false));
+                    }
+                }
+                out.push(Merge::new(j, fp, true));
             }
         }
+        settle_unknown(&mut out, &unknown);
         out
     }
 }

@@ -1,0 +1,590 @@
+//! Evidence: what a web-archive index says about two URLs — *same*, *different* or *unknown* —
+//! and the length test that judges a rule's *unknown* merges.
+//!
+//! In: the status-200 captures of a CDX/CDXJ index ([`Capture`]: URL, SURT key, payload digest,
+//! record length, mime), in input order, from [`crate::input`]. Out: per URL its [`Facts`]
+//! (record length, mime class, and the length limit of its site) in an [`IndexEvidence`],
+//! returned by the reader in [`crate::ReadReport::evidence`] beside the clusters and handed to
+//! learning in [`crate::LearnConfig::evidence`] (or to [`crate::LabeledUrls::attach_evidence`]);
+//! validation ([`crate::validate`]) classifies each merge that joins two clusters and
+//! [`judge`]s the unknown ones per rule. Cluster ids stay what they are (`digest:<d>`,
+//! `redirect:<url>`): the facts never travel in them.
+//!
+//! The facts are keyed by the URL as the index spells it; validation, which sees
+//! base-normalized URLs, looks them up through [`IndexEvidence::normalized`] (built once per
+//! run with the run's [`crate::BaseOptions`]: the reader does not know them). Two index URLs
+//! with one base-normalized form take the facts of the one captured first.
+//!
+//! The model (see also `docs/evidence.md`):
+//! * *same*: an equal payload digest (a revisit record carries the digest of the capture it
+//!   repeats), a redirect or canonical the site declares: today's clusters;
+//! * *different*: another status or mime class (`text/html` against an image), or — for sources
+//!   whose digests are reliable (truth files, WARC) — another cluster;
+//! * *unknown*: two status-200 captures of one mime class with different digests from an index.
+//!   Equal pages rarely share a digest in a real crawl (dates, counters, headers), so a differing
+//!   digest proves nothing there.
+//!
+//! Unknown merges are judged per rule, never per pair: a site's *same-page noise* is a high
+//! quantile ([`NOISE_QUANTILE`]) of the relative length difference `|a − b| / max(a, b)` of its
+//! same-page pairs (consecutive captures of one digest, or of one URL with another digest), never
+//! below [`NOISE_FLOOR`]; its *different-page spread* is a low quantile ([`SPREAD_QUANTILE`]) of
+//! the difference between neighbouring index lines with different SURT keys (an index is sorted
+//! by key: neighbours are the pages most alike, same template, next id). The site's limit is
+//! `min(noise, spread / SPREAD_MARGIN)`. A rule's unknown merges pass when the median of their
+//! differences, each over its site's limit, is at most 1, over at least [`MIN_UNKNOWN`] merges
+//! (grouped by host; a host with fewer joins the rest of the rule's hosts); those that fail count
+//! as false positives. Record length never makes one pair *same* on its own. Robots.txt, feeds,
+//! revisit records (whose length is that of a header) and captures without a length stay out of
+//! the statistics.
+//!
+//! Invariants: inputs other than an index have no [`IndexEvidence`] (`None`), and validation
+//! then counts as before; so does a [`crate::LearnConfig`] without one, whatever the input. The
+//! statistics depend only on the captures in input order, not on how the reader cut the input
+//! into blocks.
+//!
+//! # Complexity
+//! `O(n)` hashing for `n` captures, plus sorting each site's pair differences (`O(n log n)`);
+//! [`IndexEvidence::normalized`] base-normalizes each URL once (`O(u)`); validation adds one
+//! facts lookup per merge between two clusters and a sort of each rule's unknown merges.
+
+use foldhash::{HashMap, HashMapExt};
+
+/// Smallest same-page noise: 1 % of a record's length.
+pub const NOISE_FLOOR: f64 = 0.01;
+
+/// Quantile of a site's same-page differences taken as its noise.
+pub const NOISE_QUANTILE: f64 = 0.9;
+
+/// Quantile of a site's different-page differences taken as its spread.
+pub const SPREAD_QUANTILE: f64 = 0.1;
+
+/// The limit lies this many times below the different-page spread.
+pub const SPREAD_MARGIN: f64 = 4.0;
+
+/// Fewest different-page pairs a site needs for a spread of its own; a site with fewer takes
+/// the spread of the whole input.
+pub const MIN_SPREAD_PAIRS: usize = 20;
+
+/// Fewest unknown merges a group needs to pass the length test.
+pub const MIN_UNKNOWN: usize = 3;
+
+/// What the index says about one URL: its record length (0: none), mime class ([`mime_class`];
+/// 0: no facts) and its site's length limit in millionths (0: the site has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Facts {
+    /// Record length (compressed WARC record, headers included); 0 when not known.
+    pub len: u32,
+    /// Mime class ([`mime_class`]); 0 when the URL has no facts.
+    pub class: u8,
+    /// The site's limit on the relative length difference, in millionths; 0: none.
+    pub limit: u32,
+}
+
+/// The class of a mime type: `h` HTML, `f` feed, `j` script, `c` CSS, `i` image, `o` font, `a`
+/// audio or video, `p` PDF, `x` anything else. Two captures of different classes are different
+/// content.
+///
+/// ```
+/// use dedust_learn::evidence::mime_class;
+/// assert_eq!(mime_class("text/html; charset=UTF-8"), b'h');
+/// assert_eq!(mime_class("application/rss+xml"), b'f');
+/// ```
+pub fn mime_class(mime: &str) -> u8 {
+    let m = mime
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match m.as_str() {
+        "text/html" | "application/xhtml+xml" => b'h',
+        "application/rss+xml" | "application/atom+xml" | "application/rdf+xml" => b'f',
+        "text/css" => b'c',
+        "application/pdf" => b'p',
+        _ if m.contains("javascript") || m.contains("ecmascript") => b'j',
+        _ if m.starts_with("image/") => b'i',
+        _ if m.starts_with("font/") || m.contains("font") || m.contains("opentype") => b'o',
+        _ if m.starts_with("audio/") || m.starts_with("video/") => b'a',
+        _ => b'x',
+    }
+}
+
+/// Whether a URL is a robots.txt file (its captures form no cluster and no statistic).
+pub fn is_robots(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("", |k| &rest[k..]);
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    path.eq_ignore_ascii_case("/robots.txt")
+}
+
+/// Relative length difference `|a − b| / max(a, b)` (0 for two zeros).
+pub fn rel_diff(a: u32, b: u32) -> f64 {
+    let m = a.max(b);
+    if m == 0 {
+        0.0
+    } else {
+        f64::from(a.abs_diff(b)) / f64::from(m)
+    }
+}
+
+/// The nearest-rank quantile `q` of sorted values (`None` for none).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let k = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    Some(sorted[k - 1])
+}
+
+/// One status-200 capture of an index, as the statistics need it: hashes of its URL, SURT key,
+/// digest and site, its record length (0: none) and mime class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Capture {
+    pub url: u64,
+    pub key: u64,
+    pub digest: u64,
+    pub site: u64,
+    pub len: u32,
+    pub class: u8,
+}
+
+/// A site's length statistics ([`stats`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SiteStats {
+    /// Same-page pairs seen.
+    pub same_pairs: usize,
+    /// Their [`NOISE_QUANTILE`] quantile (`None` without pairs).
+    pub noise: Option<f64>,
+    /// Their median.
+    pub same_median: Option<f64>,
+    /// Different-page pairs seen.
+    pub different_pairs: usize,
+    /// Their [`SPREAD_QUANTILE`] quantile (`None` below [`MIN_SPREAD_PAIRS`]).
+    pub spread: Option<f64>,
+    /// Their median.
+    pub different_median: Option<f64>,
+    /// The limit: `min(max(noise, NOISE_FLOOR), spread / SPREAD_MARGIN)` (`None` without a
+    /// spread, its own or the input's).
+    pub limit: Option<f64>,
+}
+
+/// Site hash → its statistics, and the pooled statistics of the whole input (site hash 0).
+pub(crate) type Stats = HashMap<u64, SiteStats>;
+
+/// The same-page and different-page pairs of captures in input order (see the module docs), per
+/// site, and each site's [`SiteStats`]; the input's pooled statistics under site 0.
+pub(crate) fn stats(captures: &[Capture]) -> Stats {
+    let mut same: HashMap<u64, Vec<f64>> = HashMap::new();
+    let mut diff: HashMap<u64, Vec<f64>> = HashMap::new();
+    // Last length by (site, digest) and (site, URL) with its digest.
+    let mut by_digest: HashMap<(u64, u64), u32> = HashMap::new();
+    let mut by_url: HashMap<(u64, u64), (u32, u64)> = HashMap::new();
+    let mut prev: Option<&Capture> = None;
+    for c in captures.iter().filter(|c| c.len > 0 && c.class != b'f') {
+        if let Some(&l) = by_digest.get(&(c.site, c.digest)) {
+            same.entry(c.site).or_default().push(rel_diff(l, c.len));
+        } else if let Some(&(l, d)) = by_url.get(&(c.site, c.url)) {
+            if d != c.digest {
+                same.entry(c.site).or_default().push(rel_diff(l, c.len));
+            }
+        }
+        by_digest.insert((c.site, c.digest), c.len);
+        by_url.insert((c.site, c.url), (c.len, c.digest));
+        if let Some(p) = prev.filter(|p| {
+            p.site == c.site
+                && p.class == c.class
+                && p.key != c.key
+                && p.digest != c.digest
+                && p.url != c.url
+        }) {
+            diff.entry(c.site).or_default().push(rel_diff(p.len, c.len));
+        }
+        prev = Some(c);
+    }
+    let mut all_same: Vec<f64> = same.values().flatten().copied().collect();
+    let mut all_diff: Vec<f64> = diff.values().flatten().copied().collect();
+    let pooled = site_stats(&mut all_same, &mut all_diff, None);
+    let mut out = Stats::new();
+    let sites: std::collections::BTreeSet<u64> = same.keys().chain(diff.keys()).copied().collect();
+    for s in sites {
+        let mut a = same.remove(&s).unwrap_or_default();
+        let mut b = diff.remove(&s).unwrap_or_default();
+        out.insert(s, site_stats(&mut a, &mut b, pooled.spread));
+    }
+    out.insert(0, pooled);
+    out
+}
+
+/// One site's statistics from its pair differences (sorted here); `fallback`: the spread to
+/// use when the site has too few different-page pairs of its own.
+fn site_stats(same: &mut [f64], diff: &mut [f64], fallback: Option<f64>) -> SiteStats {
+    same.sort_by(f64::total_cmp);
+    diff.sort_by(f64::total_cmp);
+    let noise = quantile(same, NOISE_QUANTILE);
+    let spread = (diff.len() >= MIN_SPREAD_PAIRS)
+        .then(|| quantile(diff, SPREAD_QUANTILE))
+        .flatten()
+        .or(fallback);
+    SiteStats {
+        same_pairs: same.len(),
+        noise,
+        same_median: quantile(same, 0.5),
+        different_pairs: diff.len(),
+        spread,
+        different_median: quantile(diff, 0.5),
+        limit: spread.map(|s| noise.unwrap_or(0.0).max(NOISE_FLOOR).min(s / SPREAD_MARGIN)),
+    }
+}
+
+/// The limit in millionths ([`Facts::limit`]).
+pub(crate) fn limit_ppm(s: Option<&SiteStats>) -> u32 {
+    s.and_then(|s| s.limit)
+        .map_or(0, |l| (l * 1e6).round().clamp(1.0, u32::MAX as f64) as u32)
+}
+
+/// What a web-archive index says about its URLs: each status-200 URL's [`Facts`], keyed by the
+/// URL as the index spells it. Returned by the reader ([`crate::ReadReport::evidence`]; `None`
+/// for every other input, and for an index that gives no record lengths) and handed to
+/// validation through [`crate::LearnConfig::evidence`].
+///
+/// ```
+/// use dedust_learn::evidence::{Facts, IndexEvidence};
+/// use dedust_learn::BaseOptions;
+/// let f = Facts { len: 9754, class: b'h', limit: 4500 };
+/// let mut ev = IndexEvidence::default();
+/// ev.insert("http://h.org/a#top", f);
+/// // The first facts of a URL stay.
+/// ev.insert("http://h.org/a#top", Facts { len: 1, ..f });
+/// assert_eq!(ev.get("http://h.org/a#top"), Some(f));
+/// assert_eq!(ev.len(), 1);
+/// // Validation looks URLs up in their base-normalized form.
+/// let by_norm = ev.normalized(&BaseOptions::default());
+/// assert_eq!(by_norm.get("http://h.org/a"), Some(&f));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexEvidence {
+    /// URL as read → (rank of insertion, its facts).
+    by_url: HashMap<String, (u32, Facts)>,
+}
+
+impl IndexEvidence {
+    /// Record the facts of `url`, unless it has some already (the first capture's stay).
+    pub fn insert(&mut self, url: &str, facts: Facts) {
+        let rank = u32::try_from(self.by_url.len()).unwrap_or(u32::MAX);
+        if !self.by_url.contains_key(url) {
+            self.by_url.insert(url.to_string(), (rank, facts));
+        }
+    }
+
+    /// The facts of `url`, spelled as the index spells it.
+    pub fn get(&self, url: &str) -> Option<Facts> {
+        self.by_url.get(url).map(|&(_, f)| f)
+    }
+
+    /// How many URLs have facts.
+    pub fn len(&self) -> usize {
+        self.by_url.len()
+    }
+
+    /// Whether no URL has facts.
+    pub fn is_empty(&self) -> bool {
+        self.by_url.is_empty()
+    }
+
+    /// Each URL (as read) with its facts, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Facts)> {
+        self.by_url.iter().map(|(u, &(_, f))| (u.as_str(), f))
+    }
+
+    /// The facts by base-normalized URL, as validation looks them up: of several URLs with one
+    /// normalized form, the first inserted (the first captured) gives its facts; a URL the base
+    /// layer rejects has none.
+    ///
+    /// # Complexity
+    /// `O(u)` base normalizations for `u` URLs.
+    pub fn normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Facts> {
+        let mut best: HashMap<String, (u32, Facts)> = HashMap::with_capacity(self.by_url.len());
+        for (u, &(rank, f)) in &self.by_url {
+            let Ok(n) = crate::base_normalize(u, base) else {
+                continue;
+            };
+            let e = best.entry(n).or_insert((rank, f));
+            if rank < e.0 {
+                *e = (rank, f);
+            }
+        }
+        best.into_iter().map(|(n, (_, f))| (n, f)).collect()
+    }
+}
+
+/// What validation makes of a merge of URL `a` into a bucket led by another cluster, whose URL
+/// is `b`: `None` when it is *different* (or nothing says otherwise: the merge stays a false
+/// positive), or the *unknown* merge's length difference over `a`'s site limit.
+pub(crate) fn unknown_ratio(a: Facts, b: Facts) -> Option<f32> {
+    let known = a.class != 0 && b.class != 0;
+    if !known || a.class != b.class || a.len == 0 || b.len == 0 || a.limit == 0 {
+        return None;
+    }
+    Some((rel_diff(a.len, b.len) / (f64::from(a.limit) / 1e6)) as f32)
+}
+
+/// The length test of one rule's unknown merges, `(group, ratio)` each ([`unknown_ratio`]; the
+/// group is the merged URL's host): a group of at least [`MIN_UNKNOWN`] merges is judged alone,
+/// the others together; a group passes when the median of its ratios (the upper one) is at
+/// most 1. Returns, by merge, whether it passes.
+///
+/// # Complexity
+/// `O(k log k)` for `k` unknown merges.
+pub(crate) fn judge(unknown: &[(u32, f32)]) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..unknown.len()).collect();
+    order.sort_by_key(|&k| unknown[k].0);
+    let mut group_of = vec![0usize; unknown.len()];
+    // Group 0: the hosts with too few merges of their own; then one group per large host.
+    let mut groups: Vec<Vec<f32>> = vec![Vec::new()];
+    for run in order.chunk_by(|&a, &b| unknown[a].0 == unknown[b].0) {
+        let g = if run.len() >= MIN_UNKNOWN {
+            groups.push(Vec::new());
+            groups.len() - 1
+        } else {
+            0
+        };
+        for &k in run {
+            group_of[k] = g;
+            groups[g].push(unknown[k].1);
+        }
+    }
+    let pass: Vec<bool> = groups
+        .iter_mut()
+        .map(|r| {
+            r.sort_by(f32::total_cmp);
+            r.len() >= MIN_UNKNOWN && r[r.len() / 2] <= 1.0
+        })
+        .collect();
+    group_of.iter().map(|&g| pass[g]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_test_table() {
+        // (unknown merges as (host, ratio), passes by merge)
+        type Case<'a> = (&'a [(u32, f32)], &'a [bool]);
+        let cases: &[Case<'_>] = &[
+            // Nothing to judge.
+            (&[], &[]),
+            // One pair, however close, is never same on its own; nor two.
+            (&[(1, 0.0)], &[false]),
+            (&[(1, 0.1), (1, 0.2)], &[false, false]),
+            // Three close pairs pass; one far pair among them goes with the others.
+            (&[(1, 0.1), (1, 0.2), (1, 5.0)], &[true, true, true]),
+            // The median decides: two of three far fail all three.
+            (&[(1, 0.1), (1, 3.0), (1, 5.0)], &[false, false, false]),
+            // At the limit passes; the upper median of four.
+            (&[(1, 1.0), (1, 1.0), (1, 1.0)], &[true, true, true]),
+            (&[(1, 0.1), (1, 0.2), (1, 2.0), (1, 3.0)], &[false; 4]),
+            // A host with enough merges is judged alone; small hosts together.
+            (
+                &[(1, 0.1), (1, 0.1), (1, 0.1), (2, 9.0), (3, 0.5), (4, 0.5)],
+                &[true, true, true, true, true, true],
+            ),
+            (
+                &[(1, 9.0), (1, 9.0), (1, 9.0), (2, 0.1), (3, 0.1), (4, 0.1)],
+                &[false, false, false, true, true, true],
+            ),
+            (&[(2, 0.1), (3, 0.1)], &[false, false]),
+        ];
+        for (unknown, want) in cases {
+            assert_eq!(judge(unknown), *want, "{unknown:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_ratio_table() {
+        let f = |len, class, limit| Facts { len, class, limit };
+        for (a, b, want) in [
+            // 1 % apart, limit 1 %: ratio 1.
+            (f(1000, b'h', 10_000), f(990, b'h', 10_000), Some(1.0)),
+            (f(1000, b'h', 5_000), f(1000, b'h', 5_000), Some(0.0)),
+            // Another mime class: different.
+            (f(1000, b'h', 10_000), f(1000, b'i', 10_000), None),
+            // No length, no limit, no facts: nothing says unknown.
+            (f(0, b'h', 10_000), f(1000, b'h', 10_000), None),
+            (f(1000, b'h', 0), f(1000, b'h', 10_000), None),
+            (f(1000, b'h', 10_000), Facts::default(), None),
+        ] {
+            let got = unknown_ratio(a, b);
+            match (got, want) {
+                (Some(g), Some(w)) => assert!((g - w).abs() < 1e-4, "{a:?} {b:?}: {g}"),
+                _ => assert_eq!(got, want, "{a:?} {b:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn statistics_table() {
+        let c = |url: u64, key: u64, digest: u64, len: u32| Capture {
+            url,
+            key,
+            digest,
+            site: 7,
+            len,
+            class: b'h',
+        };
+        // Same-page: one digest twice (1000, 1010), one URL twice with another digest
+        // (2000, 2040). Different: neighbours with another key.
+        let mut caps = vec![
+            c(1, 1, 1, 1000),
+            c(2, 1, 1, 1010),
+            c(3, 2, 2, 2000),
+            c(3, 2, 3, 2040),
+        ];
+        for k in 0..40u32 {
+            let n = 100 + u64::from(k);
+            caps.push(c(n, n, n, 3000 + 300 * (k % 2)));
+        }
+        let s = stats(&caps);
+        let site = &s[&7];
+        assert_eq!((site.same_pairs, site.different_pairs), (2, 41));
+        assert!((site.noise.unwrap() - 0.0196).abs() < 1e-3, "{site:?}");
+        // Neighbours differ by 300 / 3300 (and 1000 between the first groups).
+        assert!(
+            (site.spread.unwrap() - 300.0 / 3300.0).abs() < 1e-9,
+            "{site:?}"
+        );
+        // The limit: the noise, under a quarter of the spread.
+        assert!(
+            (site.limit.unwrap() - 40.0 / 2040.0).abs() < 1e-9,
+            "{site:?}"
+        );
+        // Feeds, and captures without a length, stay out.
+        let mut feed = c(9, 9, 9, 500);
+        feed.class = b'f';
+        let s = stats(&[feed, c(10, 10, 10, 0)]);
+        assert_eq!(s[&0].same_pairs + s[&0].different_pairs, 0);
+        assert_eq!(s[&0].limit, None);
+        // Too few different pairs: the input's spread (none here).
+        let s = stats(&caps[..4]);
+        assert_eq!(s[&7].spread, None);
+    }
+
+    /// An index of one site whose pages were captured over http and https, two with one digest,
+    /// 38 with different digests: `learn` keeps the https alias when the two captures' lengths agree within the
+    /// site's limit, and counts its merges as false positives when they do not (or when the
+    /// index gives no lengths: as before).
+    #[test]
+    fn unknown_merges_judged_by_length_in_learn() {
+        let index = |https_len: &dyn Fn(u32) -> Option<u32>| {
+            let mut s = String::new();
+            for k in 0..40u32 {
+                let len = 5000 + 137 * (k % 5) + 61 * k;
+                for (scheme, l) in [("http", Some(len)), ("https", https_len(len))] {
+                    let length = l.map_or(String::new(), |l| format!(r#", "length": "{l}""#));
+                    // Two pages share a digest over both schemes: the pairs learning starts from.
+                    let digest = if k < 2 { "http" } else { scheme };
+                    s += &format!(
+                        "org,h)/p{k} 2024 {{\"url\": \"{scheme}://h.org/p{k}\", \"status\": \"200\", \
+                         \"mime\": \"text/html\", \"digest\": \"{digest}{k}\"{length}}}\n"
+                    );
+                }
+            }
+            s
+        };
+        let learn = |data: String| {
+            let (clusters, rep) = crate::input::read_clusters_from(
+                std::io::Cursor::new(data.into_bytes()),
+                "i.cdxj",
+                crate::InputFormat::Auto,
+            )
+            .unwrap();
+            let cfg = crate::LearnConfig {
+                validate: Some(Default::default()),
+                evidence: rep.evidence.map(std::sync::Arc::new),
+                ..Default::default()
+            };
+            let alias = |out: crate::LearnOutput| {
+                out.all_candidates
+                    .into_iter()
+                    .find(|r| r.pattern.starts_with("http://h.org"))
+                    .map(|r| (r.support, r.fp, out.file.rules.iter().any(|k| k.id == r.id)))
+            };
+            let got = alias(crate::learn(&clusters, &cfg, &|_, _, _| {}));
+            // `learn_owned` reads the same facts from the config.
+            let owned = alias(crate::learn_owned(clusters.clone(), &cfg, &|_, _, _| {}));
+            assert_eq!(got, owned);
+            // Without the evidence in the config, a differing digest is a false positive.
+            let plain = crate::LearnConfig {
+                evidence: None,
+                ..cfg
+            };
+            let without = alias(crate::learn(&clusters, &plain, &|_, _, _| {}));
+            assert_eq!(without, Some((Some(40), Some(38), false)));
+            got
+        };
+        // Close: a few bytes of headers apart.
+        let close = learn(index(&|l| Some(l + 3 + l % 7)));
+        assert_eq!(close, Some((Some(40), Some(0), true)));
+        // Far: a tenth apart, as different pages are.
+        let far = learn(index(&|l| Some(l + l / 10)));
+        assert_eq!(far, Some((Some(40), Some(38), false)));
+        // No lengths: nothing to judge, a differing digest is a false positive as before.
+        let none = learn(index(&|_| None).replace("length", "x"));
+        assert_eq!(none, Some((Some(40), Some(38), false)));
+    }
+
+    /// The limits `docs/evidence.md` reports, on the real Common Crawl shard (skipped with a
+    /// notice when the shared datasets are absent, failing when `CI=true`).
+    #[test]
+    fn common_crawl_limits() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/datasets/webarchive/cc-main-2024-30-cdx-00187.cdxj");
+        if !p.exists() {
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "{}",
+                p.display()
+            );
+            eprintln!("SKIP: shared dataset {} not found", p.display());
+            return;
+        }
+        let (clusters, rep) =
+            crate::read_clusters(p.to_str().unwrap(), crate::InputFormat::Auto).unwrap();
+        let ev = rep.evidence.expect("an index with lengths has evidence");
+        let mut limits = std::collections::BTreeMap::new();
+        for u in clusters.iter().flat_map(|c| &c.urls) {
+            let site = dedust_core::trusted_host(u).unwrap().site().to_string();
+            limits.insert(site, ev.get(u).map(|f| f.limit));
+        }
+        // The ids are the digests, as for every input.
+        assert!(clusters
+            .iter()
+            .all(|c| c.id.starts_with("digest:") && !c.id.contains('\u{1f}')));
+        // missiondefrance.fr: min(max(0.0033, 0.01), 0.0213 / 4); mnhn.fr: 0.00045 / 4.
+        assert_eq!(limits["missiondefrance.fr"], Some(5328));
+        assert_eq!(limits["mnhn.fr"], Some(114));
+    }
+
+    #[test]
+    fn robots_and_classes() {
+        for (u, want) in [
+            ("http://h.org/robots.txt", true),
+            ("https://h.org/ROBOTS.TXT?x=1", true),
+            ("https://h.org/a/robots.txt", false),
+            ("https://h.org/", false),
+        ] {
+            assert_eq!(is_robots(u), want, "{u}");
+        }
+        for (m, want) in [
+            ("text/html", b'h'),
+            ("application/xhtml+xml", b'h'),
+            ("application/x-javascript", b'j'),
+            ("image/svg+xml", b'i'),
+            ("application/octet-stream", b'x'),
+            ("text/css", b'c'),
+        ] {
+            assert_eq!(mime_class(m), want, "{m}");
+        }
+    }
+}
