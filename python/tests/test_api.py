@@ -61,7 +61,7 @@ def test_explain_names_the_rule():
     urls = [
         "https://forum0.example/showthread.php?t=1001&p=61011",
         "https://never-seen.example/showthread.php?t=7",
-        "http://example.org/plain",
+        "https://example.org/plain",
     ]
     tsv = run("normalize", "--tsv", "-r", DEMO, input="\n".join(urls).encode()).stdout.decode()
     for u, row in zip(urls, tsv.splitlines()):
@@ -76,9 +76,9 @@ def test_explain_names_the_rule():
 
 def test_base_layer_can_be_turned_off():
     n = dedust.Normalizer.from_file(DEMO, base=False)
-    assert n.normalize("HTTP://Example.ORG/a?b=1&a=2") == "HTTP://Example.ORG/a?b=1&a=2"
+    assert n.normalize("HTTPS://Example.ORG/a?b=1&a=2") == "HTTPS://Example.ORG/a?b=1&a=2"
     n = dedust.Normalizer.from_file(DEMO)
-    assert n.normalize("HTTP://Example.ORG/a?b=1&a=2") == "http://example.org/a?a=2&b=1"
+    assert n.normalize("HTTPS://Example.ORG/a?b=1&a=2") == "https://example.org/a?a=2&b=1"
 
 
 def test_errors_are_python_exceptions(tmp_path):
@@ -112,9 +112,9 @@ def test_strings_without_utf8_and_odd_lines_pass_through():
     lone = "http://a.org/\ud800"
     assert n.normalize(lone) is lone
     assert n.explain(lone) == (lone, None)
-    out = n.normalize_many(["HTTP://A.org/", lone, "x" * 70_000, ""])
-    assert out[0] == "http://a.org/" and out[1] is lone and out[2] == "x" * 70_000 and out[3] == ""
-    u = "http://a.org/plain"
+    out = n.normalize_many(["HTTPS://A.org/", lone, "x" * 70_000, ""])
+    assert out[0] == "https://a.org/" and out[1] is lone and out[2] == "x" * 70_000 and out[3] == ""
+    u = "https://a.org/plain"
     assert n.normalize(u) is u  # unchanged: the same object
     assert n.normalize_many((u,)) == [u]
 
@@ -173,8 +173,11 @@ def test_learn_rejects_bad_input():
         dedust.learn([], min_support=0)
     with pytest.raises(ValueError, match="priors need validation"):
         dedust.learn([], validate=False, priors=True)
-    # Nothing to learn from: an empty rule file, not an error.
-    assert json.loads(dedust.learn([]))["rules"] == []
+    # Nothing to learn from: no rule but the priors (kept while no data refutes them), not an
+    # error; without the priors an empty rule file.
+    assert json.loads(dedust.learn([], priors=False))["rules"] == []
+    priors = json.loads(dedust.learn([]))["rules"]
+    assert priors and all(r["kind"] == "convention" and r["scope"] == "*" for r in priors)
 
 
 def test_learn_priors_as_the_cli(tmp_path):
@@ -221,5 +224,5 @@ def test_batch_lists_never_show_null_items_to_other_threads():
     finally:
         stop.set()
         t.join()
-    assert out[0] == "http://example.com/a/0?a=2&b=1" and len(out) == size
+    assert out[0] == "https://example.com/a/0?a=2&b=1" and len(out) == size
 
