@@ -290,7 +290,6 @@ pub fn verdict(
 /// assert!(!drops_literal_tag(&drop("h.org", ValPat::Any)));
 /// ```
 pub fn drops_literal_tag(r: &Rule) -> bool {
-    use crate::model::Piece;
     let (RuleKind::Drop, Some(out), false) = (r.kind, &r.output.query, r.is_global()) else {
         return false;
     };
@@ -304,13 +303,27 @@ pub fn drops_literal_tag(r: &Rule) -> bool {
         .filter(|(n, _)| !out.iter().any(|(o, _)| o == n))
         .peekable();
     dropped.peek().is_some()
-        && dropped.all(|(_, v)| match v {
-            ValPat::Pieces(p) => match p.as_slice() {
-                [Piece::Lit(x)] => x.bytes().any(|b| !b.is_ascii_digit()),
-                _ => false,
-            },
-            _ => false,
-        })
+        && dropped.all(|(_, v)| literal(v).is_some_and(|x| x.bytes().any(|b| !b.is_ascii_digit())))
+}
+
+/// The one literal value `v` matches, when it is one.
+fn literal(v: &ValPat) -> Option<&str> {
+    match v {
+        ValPat::Pieces(p) => match p.as_slice() {
+            [crate::model::Piece::Lit(x)] => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `value` as an integer up to [`ORDINAL_MAX`] written without a leading zero: what an
+/// ordinal's value looks like.
+fn small_integer(value: &str) -> Option<u64> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n <= ORDINAL_MAX && !(value.starts_with('0') && n > 0))
 }
 
 /// Whether template `r` discards a value it captures, or a literal path segment, while copying
@@ -426,13 +439,12 @@ pub const ORDINAL_MIN_SEEN: usize = 3;
 pub fn ordinal_drops(r: &Rule) -> Vec<&str> {
     ordinal_values(r)
         .into_iter()
-        .filter(|(_, v)| v.iter().any(|&n| n >= 2))
         .map(|(name, _)| name)
         .collect()
 }
 
 /// For each optional parameter of `r` whose every value in the examples is an integer up to
-/// [`ORDINAL_MAX`] (and that the examples show at all): its distinct values.
+/// [`ORDINAL_MAX`] ([`small_integer`]), one at least 2: its distinct values.
 fn ordinal_values(r: &Rule) -> Vec<(&str, Vec<u64>)> {
     use crate::url_parts::{split_ascii, split_url};
     // A fixed target (a login wall answering `?u=50`, `?u=51`, …) is no page of a sequence: it
@@ -453,19 +465,19 @@ fn ordinal_values(r: &Rule) -> Vec<(&str, Vec<u64>)> {
         for pair in split_ascii(q, b'&') {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
             if let Some(o) = out.iter_mut().find(|o| o.0 == name) {
-                match value.parse::<u64>() {
-                    Ok(n) if n <= ORDINAL_MAX && !(value.starts_with('0') && n > 0) => {
+                match small_integer(value) {
+                    Some(n) => {
                         if !o.1.contains(&n) {
                             o.1.push(n);
                         }
                     }
-                    _ => o.2 = false,
+                    None => o.2 = false,
                 }
             }
         }
     }
     out.into_iter()
-        .filter(|(_, v, ok)| *ok && !v.is_empty())
+        .filter(|(_, v, ok)| *ok && v.iter().any(|&n| n >= 2))
         .map(|(n, v, _)| (n, v))
         .collect()
 }
@@ -475,7 +487,6 @@ fn ordinal_values(r: &Rule) -> Vec<(&str, Vec<u64>)> {
 fn ordinal_drops_seen_enough(r: &Rule) -> bool {
     ordinal_values(r)
         .iter()
-        .filter(|(_, v)| v.iter().any(|&n| n >= 2))
         .all(|(_, v)| v.len() >= ORDINAL_MIN_SEEN && r.clusters >= ORDINAL_MIN_SEEN)
 }
 
@@ -518,27 +529,18 @@ pub const ORDINAL_MAX: u64 = 10_000;
 /// assert!(!rewrites_ordinal_value(&to2));
 /// ```
 pub fn rewrites_ordinal_value(r: &Rule) -> bool {
-    use crate::model::Piece;
     let Some(out) = &r.output.query else {
         return false;
     };
     r.source.required.iter().any(|(name, v)| {
-        let ordinal = match v {
-            ValPat::Pieces(p) => match p.as_slice() {
-                [Piece::Lit(x)] => {
-                    !x.starts_with('0')
-                        && x.parse::<u64>().is_ok_and(|n| (2..=ORDINAL_MAX).contains(&n))
-                }
-                _ => false,
-            },
-            _ => false,
+        let Some(x) = literal(v).filter(|x| small_integer(x).is_some_and(|n| n >= 2)) else {
+            return false;
         };
-        ordinal
-            && match out.iter().find(|(n, _)| n == name) {
-                None => true,
-                Some((_, ValOut::Lit(o))) => !matches!(v, ValPat::Pieces(p) if matches!(p.as_slice(), [Piece::Lit(x)] if x == o)),
-                Some(_) => false,
-            }
+        match out.iter().find(|(n, _)| n == name) {
+            None => true,
+            Some((_, ValOut::Lit(o))) => o != x,
+            Some(_) => false,
+        }
     })
 }
 
