@@ -223,13 +223,14 @@ pub struct ValidateFlags {
     /// of fp / support (stricter on small support).
     #[arg(long)]
     pub fpr_bound: bool,
-    /// Keep `http` ≡ `https`, `www.` ≡ bare host and the trailing slash as dedup keys on every
-    /// host unless the data refutes them, even with too little evidence to learn them (what the
-    /// web-archive key, SURT, folds everywhere). The default; accepted for explicitness
+    /// Keep `http` ≡ `https`, `www.` ≡ bare host, the trailing slash (what the web-archive key,
+    /// SURT, folds everywhere) and the `utm_*` campaign tags dropped as dedup keys on every host
+    /// unless the data refutes them, even with too little evidence to learn them. The default;
+    /// accepted for explicitness
     #[arg(long, overrides_with = "no_priors")]
     pub priors: bool,
-    /// Turn the priors off: `http`/`https`, `www.` and the trailing slash are folded only where
-    /// the data shows them (on `--min-sites` sites for hosts never seen)
+    /// Turn the priors off: `http`/`https`, `www.`, the trailing slash and `utm_*` tags are
+    /// folded only where the data shows them (on `--min-sites` sites for hosts never seen)
     #[arg(long, overrides_with = "priors")]
     pub no_priors: bool,
 }
@@ -596,6 +597,12 @@ pub struct LearnArgs {
     /// Validate the candidates (the default; accepted for explicitness).
     #[arg(long = "validate", id = "validate_flag")]
     pub validate_flag: bool,
+    /// With a WARC of pages: do not cluster them by content (the default does, as `dedust
+    /// cluster` would, and the pages then decide what the crawl's digests, redirects and
+    /// canonicals join; a URL without a page joins the content cluster its redirect or
+    /// canonical names). Learn from the declared evidence alone.
+    #[arg(long)]
+    pub no_content: bool,
     /// Also write every candidate rule with its support and fpr to this file (JSON).
     #[arg(long)]
     pub explain: Option<String>,

@@ -97,6 +97,72 @@ fn common_crawl_http_https_pairs_merge_and_other_pages_stay_apart() {
     }
 }
 
+/// The Common Crawl shard as a CSV export of CC's columnar index (the same captures, one row
+/// each, every field quoted) learns the rules its CDXJ learns.
+#[test]
+fn common_crawl_columnar_csv_learns_what_its_cdxj_learns() {
+    let Some(path) = shared("webarchive/cc-main-2024-30-cdx-00187.cdxj") else {
+        return;
+    };
+    let t = TempDir::new("evidence-cc-csv");
+    let q = |v: &serde_json::Value| {
+        let s = match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => String::new(),
+            v => v.to_string(),
+        };
+        format!("\"{}\"", s.replace('"', "\"\""))
+    };
+    let mut csv = String::from(
+        "url_surtkey,url,fetch_status,content_digest,content_mime_type,warc_record_length,fetch_redirect\n",
+    );
+    for (key, v) in cdxj(&path) {
+        let f = |k: &str| q(v.get(k).unwrap_or(&serde_json::Value::Null));
+        csv += &format!(
+            "{},{},{},{},{},{},{}\n",
+            q(&serde_json::Value::String(key)),
+            f("url"),
+            f("status"),
+            f("digest"),
+            f("mime"),
+            f("length"),
+            f("redirect")
+        );
+    }
+    let csv = t.write("cc.csv", csv.as_bytes());
+    let rules = |input: &str| {
+        let out = t.path("r.json");
+        let o = dedust(&["learn", input, "-o", &out], b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let f: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let rules: Vec<(String, String, u64)> = f["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+                (
+                    s("pattern"),
+                    s("target"),
+                    r["support"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        (rules, stderr(&o))
+    };
+    let (from_cdxj, _) = rules(&path);
+    let (from_csv, summary) = rules(&csv);
+    assert!(
+        summary.contains(
+            "1114 captures in digest groups (0 of them revisits), 0 redirect pairs; 26 left out"
+        ),
+        "{summary}"
+    );
+    assert!(!from_csv.is_empty());
+    assert_eq!(from_csv, from_cdxj);
+}
+
 #[test]
 fn pywb_revisits_join_their_digest_groups_which_collapse_within_sites() {
     let (Some(index), Some(groups)) = (

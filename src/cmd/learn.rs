@@ -58,8 +58,18 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     let t0 = Instant::now();
     let reading = super::Bars::new();
     reading.read("reading", &a.input);
-    let (clusters, skipped, declared, evidence) = super::read_clusters_counted(&a.input, a.format)?;
+    let super::ReadInput {
+        clusters,
+        skipped,
+        declared,
+        evidence,
+        format,
+    } = super::read_clusters_counted(&a.input, a.format)?;
     reading.finish();
+    let clusters = match format {
+        Some(dedust::InputFormat::Warc) if !a.no_content => by_content(&a.input, clusters)?,
+        _ => clusters,
+    };
     if a.chatter.verbose {
         eprintln!(
             "learn: read {} clusters in {:.2}s",
@@ -220,6 +230,45 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             0
         },
     )
+}
+
+/// A WARC's declared clusters decided again by its pages' content ([`dedust::refine`]), with a
+/// summary on stderr; the clusters unchanged when the file holds no HTML page or is standard
+/// input (read once).
+fn by_content(path: &str, clusters: Vec<dedust::Cluster>) -> anyhow::Result<Vec<dedust::Cluster>> {
+    if path == "-" {
+        info!("learn: pages from standard input are not clustered by content (it is read once: give the WARC as a file, or --no-content)");
+        return Ok(clusters);
+    }
+    let t = Instant::now();
+    let bars = super::Bars::new();
+    bars.read("pages", path);
+    // Its skipped records were reported by the first reading.
+    let (pages, _) = dedust::pages::read_pages(path)?;
+    if pages.is_empty() {
+        bars.finish();
+        return Ok(clusters);
+    }
+    let n = pages.len();
+    let opts = dedust::similarity::SimOptions::default();
+    let r = dedust::refine::refine_by_pages(clusters, pages, &opts, &|| bars.step("features", n));
+    bars.finish();
+    info!(
+        "learn: {path}: {} pages clustered by content ({} t={}; {} with fewer than {} words left to the declared evidence, {} whose captures the reader left out): {} clusters with duplicates; {} URLs without a page joined by their redirect or canonical; {} declared clusters split by their pages ({} URLs without a page left out); {} URLs without a page left out as their site's pages refute its declarations of that kind; {:.2}s (--no-content learns from the declared evidence alone)",
+        r.pages,
+        opts.measure,
+        opts.threshold,
+        r.stubs,
+        dedust::refine::MIN_TERMS,
+        r.ambiguous,
+        r.duplicates,
+        r.attached,
+        r.split,
+        r.left_out,
+        r.untrusted,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(r.clusters)
 }
 
 /// The label of a learning stage in progress bars and `-v` timings.

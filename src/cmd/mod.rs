@@ -218,19 +218,28 @@ pub fn read_clusters(
     path: &str,
     format: dedust::InputFormat,
 ) -> anyhow::Result<(Vec<dedust::Cluster>, Evidence)> {
-    let (clusters, _, _, evidence) = read_clusters_counted(path, format)?;
-    Ok((clusters, evidence))
+    let r = read_clusters_counted(path, format)?;
+    Ok((r.clusters, r.evidence))
 }
 
 /// Most robots.txt `Clean-param` rules one input gives `learn`.
 const MAX_DECLARED: usize = 2000;
 
-/// [`read_clusters`]: the clusters, how many lines were skipped (for `--strict`), the rules
-/// the crawl declares (robots.txt `Clean-param:` lines in a WARC), and the index's evidence.
-pub fn read_clusters_counted(
-    path: &str,
-    format: dedust::InputFormat,
-) -> anyhow::Result<(Vec<dedust::Cluster>, usize, Vec<dedust::Rule>, Evidence)> {
+/// What [`read_clusters_counted`] read.
+pub struct ReadInput {
+    pub clusters: Vec<dedust::Cluster>,
+    /// Lines or records skipped (for `--strict`).
+    pub skipped: usize,
+    /// The rules the crawl declares (robots.txt `Clean-param:` lines in a WARC).
+    pub declared: Vec<dedust::Rule>,
+    /// The index's evidence.
+    pub evidence: Evidence,
+    /// The format the file was read as.
+    pub format: Option<dedust::InputFormat>,
+}
+
+/// [`read_clusters`], with the skip count, the crawl's declared rules and the format.
+pub fn read_clusters_counted(path: &str, format: dedust::InputFormat) -> anyhow::Result<ReadInput> {
     let (clusters, mut rep) = dedust::read_clusters(path, format)?;
     let evidence = rep.evidence.take().map(std::sync::Arc::new);
     if rep.skipped > 0 {
@@ -316,7 +325,13 @@ pub fn read_clusters_counted(
             bad_lines
         );
     }
-    Ok((clusters, rep.skipped, declared, evidence))
+    Ok(ReadInput {
+        clusters,
+        skipped: rep.skipped,
+        declared,
+        evidence,
+        format: rep.format,
+    })
 }
 
 /// The time rule files record (`learned`, `revoked`), RFC 3339 UTC: `SOURCE_DATE_EPOCH` (seconds)

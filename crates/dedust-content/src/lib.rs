@@ -3,7 +3,8 @@
 //! In: crawled pages (URL + HTML: JSONL, a directory of HTML files, WARC). Out: per page its
 //! term-document-weighting features ([`tdw`]), similar pairs under three measures with an exact
 //! filtered all-pairs join ([`similarity`]), duplicate clusters from content in the form the
-//! learner reads ([`cluster`](mod@cluster)), and per rule how many of the pairs it merges the
+//! learner reads ([`cluster`](mod@cluster)), a crawl's declared clusters decided again by its
+//! pages ([`refine`](mod@refine)), and per rule how many of the pairs it merges the
 //! pages confirm ([`verify`](mod@verify), which also decides revocations).
 //!
 //! Depends on `dedust-core` (rules, the engine) and `dedust-io` (bounded WARC reading) only:
@@ -25,6 +26,7 @@ use dedust_core::__private::{base, error, hash, model, normalize, site};
 
 pub mod cluster;
 pub mod pages;
+pub mod refine;
 pub mod similarity;
 pub mod tdw;
 pub mod verify;

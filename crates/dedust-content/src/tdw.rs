@@ -215,8 +215,8 @@ pub fn features(url: &str, html: &str, w: &Weights) -> Features {
             *f.tf.entry(t).or_insert(0) += 1;
         }
     };
-    // URL words: host labels and path/query words.
-    if let Some(u) = &base {
+    // URL words: host labels and path/query words (none with a zero weight: not even counted).
+    if let Some(u) = base.as_ref().filter(|_| w.url > 0.0) {
         let mut s = String::new();
         if let Some(h) = u.host_str() {
             s.push_str(h);

@@ -27,7 +27,8 @@ pub struct ValidateOptions {
     /// Judge by the one-sided 95 % Clopper–Pearson upper bound of the fp rate instead of the
     /// ratio (before shrinking toward the family).
     pub fpr_bound: bool,
-    /// Keep the [`PRIORS`] (`http` ≡ `https`, `www.`, trailing slash) as dedup keys unless the
+    /// Keep the [`PRIORS`] (`http` ≡ `https`, `www.`, trailing slash) and the
+    /// [`tracking_prior`] (`utm_*` dropped) as dedup keys unless the
     /// data refutes them, whatever their support and sites (see [`verdict`]; `--priors`, for
     /// small crawls).
     pub priors: bool,
@@ -47,18 +48,78 @@ pub const PRIORS: [crate::model::Convention; 3] = [
     crate::model::Convention::TrailingSlash,
 ];
 
-/// Whether `r` is the cross-host rule of one of the [`PRIORS`].
+/// The campaign parameters [`ValidateOptions::priors`] also drops unless refuted (sorted):
+/// Google Analytics' `utm_*` tags, which a link carries to tell the analytics of the page it
+/// points to where the visitor came from. The page is the same whatever they say: a publisher's
+/// canonical drops them, and so do the tracking lists crawlers use (ClearURLs' global rule).
+/// Other tracking names (`ref`, `source`, `cmp`) also carry content on some sites; they are left
+/// to evidence.
+pub const TRACKING_PRIOR: [&str; 6] = [
+    "utm_campaign",
+    "utm_content",
+    "utm_id",
+    "utm_medium",
+    "utm_source",
+    "utm_term",
+];
+
+/// The cross-host rule of [`TRACKING_PRIOR`]: every host, any path, the `utm_*` parameters
+/// dropped when present, the rest kept.
 ///
 /// ```
-/// use dedust_core::__private::judge::is_prior;
+/// use dedust_core::__private::judge::tracking_prior;
+/// let r = tracking_prior();
+/// assert_eq!(
+///     dedust_core::apply_rule(&r, "https://a.org/x?id=3&utm_source=rss&utm_medium=feed").as_deref(),
+///     Some("https://a.org/x?id=3")
+/// );
+/// assert_eq!(dedust_core::apply_rule(&r, "https://a.org/x?id=3"), None);
+/// ```
+pub fn tracking_prior() -> Rule {
+    use crate::model::{Source, Target};
+    Rule::new(
+        RuleKind::Drop,
+        Source {
+            optional: TRACKING_PRIOR.iter().map(|n| n.to_string()).collect(),
+            ..Source::everywhere()
+        },
+        Target {
+            query: Some(vec![]),
+            ..Target::unchanged()
+        },
+    )
+}
+
+/// Whether `r` is the cross-host rule of one of the [`PRIORS`] or the [`tracking_prior`].
+///
+/// ```
+/// use dedust_core::__private::judge::{is_prior, tracking_prior};
 /// use dedust_core::{convention_rule, Convention};
 /// assert!(is_prior(&convention_rule(Convention::StripWww)));
+/// assert!(is_prior(&tracking_prior()));
 /// assert!(!is_prior(&convention_rule(Convention::DefaultDoc("index.html".into()))));
 /// ```
 pub fn is_prior(r: &Rule) -> bool {
-    r.is_global()
-        && r.kind == RuleKind::Convention
-        && r.convention.as_ref().is_some_and(|c| PRIORS.contains(c))
+    if !r.is_global() {
+        return false;
+    }
+    match r.kind {
+        RuleKind::Convention => r.convention.as_ref().is_some_and(|c| PRIORS.contains(c)),
+        RuleKind::Drop => {
+            let s = &r.source;
+            s.scheme.is_none()
+                && s.path.is_none()
+                && s.required.is_empty()
+                && s.rest
+                && s.optional.iter().map(String::as_str).eq(TRACKING_PRIOR)
+                && r.output
+                    == (crate::model::Target {
+                        query: Some(vec![]),
+                        ..crate::model::Target::unchanged()
+                    })
+        }
+        _ => false,
+    }
 }
 
 impl Default for ValidateOptions {

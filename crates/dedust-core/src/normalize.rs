@@ -112,6 +112,20 @@ impl GlobalRules {
     /// File rule `i` under the feature it needs.
     fn add(&mut self, i: usize, r: &Rule) {
         use crate::model::Convention as C;
+        // A drop of optional parameters only (the tracking prior) changes a URL holding one of
+        // them: filed under each name.
+        if r.convention.is_none()
+            && r.kind != RuleKind::Regex
+            && r.source.required.is_empty()
+            && !r.source.optional.is_empty()
+            && first_literal(r).is_none()
+            && is_drop_only(r)
+        {
+            for n in &r.source.optional {
+                self.param.entry(n).push(i);
+            }
+            return;
+        }
         let list = match (&r.convention, r.kind) {
             (_, RuleKind::Regex) => &mut self.any,
             (Some(C::Https), _) => &mut self.http,
@@ -676,7 +690,10 @@ impl Normalizer {
         let (rules, p) = if self.global.is_empty() {
             // Host rules only: most URLs are on a host without rules, answered before the split.
             let (host, auth_end) = match known {
-                Some(p) => (p.host, p.path.as_ptr() as usize - url.as_ptr() as usize),
+                Some(p) => (
+                    p.scope_host(url),
+                    p.path.as_ptr() as usize - url.as_ptr() as usize,
+                ),
                 None => host_of(url)?,
             };
             let rules = self.by_host.get(host);
@@ -688,7 +705,7 @@ impl Normalizer {
         } else {
             // `host_of` and `split_url` find the same host (tested), so the split's serves.
             let p = known.or_else(|| split_url(url));
-            (p.and_then(|p| self.by_host.get(p.host)), p)
+            (p.and_then(|p| self.by_host.get(p.scope_host(url))), p)
         };
         let has_query = p.is_some_and(|p| p.query.is_some_and(|q| !q.is_empty()));
         let a = p.map_or(&[][..], |p| Self::list_of(rules, p.path));
@@ -759,7 +776,7 @@ impl Normalizer {
     /// All rules that match `url`, with their outputs.
     pub fn all_matches(&self, url: &str) -> Vec<(usize, String)> {
         let p = split_url(url);
-        let a = p.map_or(&[][..], |p| self.host_list(Some(p.host), p.path));
+        let a = p.map_or(&[][..], |p| self.host_list(Some(p.scope_host(url)), p.path));
         let mut b = Vec::new();
         self.keyed.for_url(p.as_ref(), &mut b);
         Self::candidates(a, &b)
@@ -1090,10 +1107,13 @@ fn apply_parts(rule: &Rule, url: &str, p: &UrlParts<'_>) -> Option<(String, Opti
     let p = *p;
     let s = &rule.source;
     // Cross-host rules check their exceptions (a registrable-domain lookup) only once they match.
+    // A host rule's scope names the port (`h.org:8080`); cross-host rules never apply on a port.
     let global = rule.is_global();
-    if (!global && p.host != s.host)
-        || !p.port.is_empty()
-        || !p.userinfo.is_empty()
+    if (if global {
+        !p.port.is_empty()
+    } else {
+        p.scope_host(url) != s.host
+    }) || !p.userinfo.is_empty()
         || p.fragment.is_some()
     {
         return None;
@@ -1205,7 +1225,10 @@ fn apply_parts(rule: &Rule, url: &str, p: &UrlParts<'_>) -> Option<(String, Opti
     let mut out = String::with_capacity(url.len());
     out.push_str(o.scheme.as_deref().unwrap_or(p.scheme));
     out.push_str("://");
-    out.push_str(o.host.as_deref().unwrap_or(p.host));
+    match &o.host {
+        Some(h) => out.push_str(h),
+        None => out.push_str(p.scope_host(url)),
+    }
     let host_end = out.len();
     match &o.path {
         None => out.push_str(p.path),
@@ -1243,7 +1266,13 @@ fn apply_parts(rule: &Rule, url: &str, p: &UrlParts<'_>) -> Option<(String, Opti
     let same_prefix = o.scheme.is_none() && o.host.is_none() && o.path.is_none();
     let at = |out: &str| {
         (same_prefix && memchr::memchr(b'#', &out.as_bytes()[path_end..]).is_none())
-            .then(|| PartsAt::rebuilt(p.scheme, p.host, path_end - host_end))
+            .then(|| {
+                PartsAt::rebuilt(
+                    p.scheme,
+                    &out[p.scheme.len() + 3..host_end],
+                    path_end - host_end,
+                )
+            })
             .flatten()
     };
     let query: Vec<Param> = match &o.query {
@@ -1404,8 +1433,9 @@ pub(crate) fn is_drop_only(rule: &Rule) -> bool {
         })
 }
 
-/// The host of a URL exactly as [`split_url`] finds it, and where the authority ends, without
-/// splitting the rest (the key of the rule index, checked before the full split).
+/// The host of a URL with its port, exactly as [`UrlParts::scope_host`] finds it, and where the
+/// authority ends, without splitting the rest (the key of the rule index, checked before the
+/// full split).
 fn host_of(url: &str) -> Option<(&str, usize)> {
     let b = url.as_bytes();
     let colon = b.iter().position(|&c| c == b':')?;
@@ -1427,7 +1457,7 @@ fn host_of(url: &str) -> Option<(&str, usize)> {
     }
     let bracketed = i > h0 && b[i - 1] == b']';
     let host = match last_colon {
-        Some(k) if !bracketed && b[k + 1..i].iter().all(u8::is_ascii_digit) => &url[h0..k],
+        Some(k) if !bracketed && k + 1 == i => &url[h0..k],
         _ => &url[h0..i],
     };
     Some((host, i))
@@ -1812,7 +1842,7 @@ mod tests {
         ] {
             if let Some(p) = split_url(u) {
                 let (host, end) = host_of(u).expect(u);
-                assert_eq!(host, p.host, "{u}");
+                assert_eq!(host, p.scope_host(u), "{u}");
                 let has_query = p.query.is_some_and(|q| !q.is_empty());
                 assert_eq!(path_and_query(&u[end..]), (p.path, has_query), "{u}");
             }

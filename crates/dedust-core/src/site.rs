@@ -1,6 +1,7 @@
 //! Site: the registrable domain of a host — the unit of "one site" for splits and for evidence.
 //!
-//! In: a host name as the base layer leaves it (lower case, no port). Out: its registrable domain
+//! In: a host name as the base layer leaves it (lower case), or a rule's scope host with its
+//! port (`h.org:8080`: the domain keeps the port, one site per port). Out: its registrable domain
 //! (public suffix + one label, from the Public Suffix List compiled into the `psl` crate):
 //! `www.bbc.co.uk` → `bbc.co.uk`, `forum3.example.com` → `example.com`. An IP literal, a host with
 //! no registrable part (`localhost`, a bare suffix such as `co.uk`) or an empty host is its own
@@ -28,13 +29,29 @@ pub const PSL_VERSION: &str = "2.1.247";
 /// assert_eq!(registrable_domain("forum3.example.com"), "example.com");
 /// assert_eq!(registrable_domain("192.168.1.1"), "192.168.1.1");
 /// assert_eq!(registrable_domain("localhost"), "localhost");
+/// assert_eq!(registrable_domain("www.example.com:8080"), "example.com:8080");
+/// assert_eq!(registrable_domain("127.0.0.1:8765"), "127.0.0.1:8765");
 /// ```
 pub fn registrable_domain(host: &str) -> &str {
+    // A site on a port (a rule's scope, `h.org:8080`) is the registrable domain with the port.
+    if let Some(k) = port_start(host) {
+        let d = registrable_domain(&host[..k]);
+        let at = d.as_ptr() as usize - host.as_ptr() as usize;
+        return &host[at..];
+    }
     let h = host.strip_suffix('.').unwrap_or(host);
     if h.is_empty() || h.starts_with('[') || is_ipv4(h) {
         return host;
     }
     psl::domain_str(h).unwrap_or(h)
+}
+
+/// Where the `:` before a port starts in `host` (`h.org:8080`, `[::1]:8080`), if it names one.
+fn port_start(host: &str) -> Option<usize> {
+    let k = host.rfind(':')?;
+    let (h, port) = (&host[..k], &host[k + 1..]);
+    let digits = !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit());
+    (digits && !h.is_empty() && (!h.contains(':') || h.ends_with(']'))).then_some(k)
 }
 
 /// Whether `h` is a dotted IPv4 literal (four decimal numbers; the base layer has already turned
@@ -133,6 +150,11 @@ mod tests {
             ("[::1]", "[::1]"),
             ("", ""),
             ("h.org.", "h.org"),
+            // A scope host with its port: one site per port.
+            ("www.example.com:8080", "example.com:8080"),
+            ("a.b.github.io:81", "b.github.io:81"),
+            ("127.0.0.1:8765", "127.0.0.1:8765"),
+            ("[::1]:8080", "[::1]:8080"),
         ];
         for (host, want) in cases {
             assert_eq!(registrable_domain(host), want, "{host}");

@@ -95,6 +95,34 @@ pub fn split_url(url: &str) -> Option<UrlParts<'_>> {
     })
 }
 
+impl<'a> UrlParts<'a> {
+    /// The host a rule's scope names: the host, with `:port` when the URL names a port
+    /// (`h.org:8080`; the base layer has removed a scheme's default port). A slice of `url`,
+    /// the URL these parts were split from (the host alone for any other string).
+    ///
+    /// ```
+    /// let u = "http://h.org:8080/p";
+    /// assert_eq!(dedust_core::split_url(u).unwrap().scope_host(u), "h.org:8080");
+    /// let u = "http://h.org/p";
+    /// assert_eq!(dedust_core::split_url(u).unwrap().scope_host(u), "h.org");
+    /// ```
+    pub fn scope_host(&self, url: &'a str) -> &'a str {
+        if self.port.is_empty() {
+            return self.host;
+        }
+        let base = url.as_ptr() as usize;
+        let start = (self.host.as_ptr() as usize).checked_sub(base);
+        let end = (self.port.as_ptr() as usize + self.port.len()).checked_sub(base);
+        match (start, end) {
+            (Some(a), Some(b)) => url
+                .get(a..b)
+                .filter(|s| s.len() == self.host.len() + 1 + self.port.len())
+                .unwrap_or(self.host),
+            _ => self.host,
+        }
+    }
+}
+
 /// `s.split(sep)` for an ASCII separator (`&`, `/`, `=`): the same pieces, found with a byte
 /// loop (`str::split` with a `char` compares each match's encoding through `memcmp`, a call per
 /// parameter on the engine's and the learner's hot paths).

@@ -280,6 +280,60 @@ fn legacy_cdx(line: &str) -> Option<&'static str> {
     }
 }
 
+/// The columns of Common Crawl's columnar URL index in a CSV export (an Athena, DuckDB or Spark
+/// query over `cc-index/table/cc-main/warc/`): one capture a row. `url` and `content_digest`
+/// are needed; the others are used when the query selected them (without `fetch_status`, every
+/// row is taken as a status-200 capture: the query's own filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Columnar {
+    url: usize,
+    digest: usize,
+    key: Option<usize>,
+    status: Option<usize>,
+    redirect: Option<usize>,
+    mime: Option<usize>,
+    length: Option<usize>,
+}
+
+impl Columnar {
+    /// The columns of a header (names lower-cased), if it is one of the columnar index.
+    fn of(names: &[String]) -> Option<Columnar> {
+        let at = |n: &str| names.iter().position(|f| f == n);
+        Some(Columnar {
+            url: at("url")?,
+            digest: at("content_digest")?,
+            key: at("url_surtkey"),
+            status: at("fetch_status"),
+            redirect: at("fetch_redirect"),
+            mime: at("content_mime_type").or_else(|| at("content_mime_detected")),
+            length: at("warc_record_length"),
+        })
+    }
+
+    /// The capture of one row.
+    fn capture(&self, fields: &[std::borrow::Cow<'_, str>]) -> Capture {
+        let get = |k: Option<usize>| {
+            k.and_then(|k| fields.get(k))
+                .map(|f| f.trim())
+                .filter(|f| !f.is_empty() && *f != "-" && !f.eq_ignore_ascii_case("null"))
+                .map(str::to_string)
+        };
+        Capture {
+            key: get(self.key),
+            url: get(Some(self.url)).unwrap_or_default(),
+            // Without the column the query kept only status 200 (`WHERE fetch_status = 200`).
+            status: match self.status {
+                Some(_) => get(self.status),
+                None => Some("200".to_string()),
+            },
+            digest: get(Some(self.digest)),
+            location: get(self.redirect),
+            mime: get(self.mime),
+            length: get(self.length),
+        }
+    }
+}
+
 /// One capture of a web-archive index line: URL, status, payload digest, redirect `Location`,
 /// mime type and record length.
 struct Capture {
@@ -702,13 +756,17 @@ fn cdxj_line(p: &mut Piece, header: &mut Option<String>, n: usize, line: &str) {
             .or_else(|| legacy_cdx(line))
             .unwrap_or("NbamskrMSVg")
     };
-    let c = match capture(line, fields) {
-        Ok(c) => c,
-        Err(why) => {
-            p.rep.bad(n, why);
-            return;
-        }
-    };
+    match capture(line, fields) {
+        Ok(c) => index_capture(p, n, c),
+        Err(why) => p.rep.bad(n, why),
+    }
+}
+
+/// What one capture of a web-archive index (a CDXJ or CDX line, a row of Common Crawl's
+/// columnar index) does to a [`Piece`]: a status-200 capture joins its digest's group (its
+/// facts kept as evidence), a revisit its digest's, a 3xx with a `Location` makes a redirect
+/// pair; robots.txt and anything else is filtered, counted.
+fn index_capture(p: &mut Piece, n: usize, c: Capture) {
     if !looks_like_url(&c.url) {
         p.rep.bad(n, format!("not a URL: {:?}", trunc(&c.url)));
         return;
@@ -974,6 +1032,8 @@ pub fn read_clusters_from(
     let mut buf = Vec::new();
     let mut fmt = format;
     let mut cols: Option<(usize, usize)> = None;
+    // Common Crawl's columnar index as CSV: its columns, and the captures read so far.
+    let mut columnar: Option<(Columnar, Piece)> = None;
     // Legacy CDX columns (header letters), once a ` CDX …` header named them.
     let mut cdx_header: Option<String> = None;
     let mut lineno = 0usize;
@@ -1056,6 +1116,10 @@ pub fn read_clusters_from(
         match fmt {
             InputFormat::Tsv | InputFormat::Csv => {
                 let fields = split_fields(line, fmt == InputFormat::Tsv);
+                if let Some((c, piece)) = &mut columnar {
+                    index_capture(piece, lineno, c.capture(&fields));
+                    continue;
+                }
                 let Some((ci, ui)) = cols else {
                     let lower: Vec<String> = fields
                         .iter()
@@ -1065,6 +1129,10 @@ pub fn read_clusters_from(
                         .iter()
                         .position(|f| f == "cluster" || f == "digest" || f == "cluster_id");
                     let ui = lower.iter().position(|f| f == "url");
+                    if let (None, Some(c)) = (ci, Columnar::of(&lower)) {
+                        columnar = Some((c, Piece::default()));
+                        continue;
+                    }
                     match (ci, ui) {
                         (Some(c), Some(u)) if fmt == InputFormat::Tsv => {
                             // The records, in parallel blocks.
@@ -1089,7 +1157,7 @@ pub fn read_clusters_from(
                                 path: name.to_string(),
                                 line: lineno,
                                 message: format!(
-                                    "header must name `cluster` and `url` columns, got {line:?}"
+                                    "header must name `cluster` and `url` columns (or, for Common Crawl's columnar index, `url` and `content_digest`), got {line:?}"
                                 ),
                             })
                         }
@@ -1132,6 +1200,13 @@ pub fn read_clusters_from(
             }
             InputFormat::Auto | InputFormat::Warc => unreachable!("format detected above"),
         }
+    }
+    if let Some((_, mut piece)) = columnar {
+        // Its rows were counted as lines already, and numbered as the file's.
+        piece.rep.lines = 0;
+        let mut at = 0;
+        piece.add_to(&mut acc, &mut rep, &mut at);
+        rep.format = Some(InputFormat::Cdxj);
     }
     finish(acc, rep, name)
 }
@@ -1545,6 +1620,24 @@ mod tests {
             ("a.csv", b"cluster,url\n\"x\ny\",http://h/1\nz,http://h/2\n", 2, 2, 0, 0),
             ("a.csv", b"cluster,url\nx,\"http://h/1\nhttp://h/2\"\nz,http://h/3\n", 1, 1, 1, 0),
             ("a.csv", b"cluster,url\nx,http://h/1\nz,\"http://h/3\n", 1, 1, 1, 0),
+            // Common Crawl's columnar index as CSV: a digest group (http and https), a redirect
+            // pair; robots.txt and a 404 filtered; a 200 without a digest skipped.
+            (
+                "cc.csv",
+                b"url_surtkey,url,fetch_status,content_digest,content_mime_type,warc_record_length,fetch_redirect\n\
+                  h)/,http://h/,200,D1,text/html,900,\n\
+                  h)/,https://h/,200,D1,text/html,905,\n\
+                  h)/old,http://h/old,301,D2,text/html,300,https://h/new\n\
+                  h)/robots.txt,http://h/robots.txt,200,D3,text/plain,100,\n\
+                  h)/y,http://h/y,404,D4,text/html,100,\n\
+                  h)/z,http://h/z,200,,text/html,100,\n",
+                2,
+                3,
+                1,
+                2,
+            ),
+            // The query kept status 200 only: no `fetch_status` column.
+            ("cc.csv", b"url,content_digest\nhttp://h/a,D1\nhttp://h/b,D1\nhttp://h/c,D2\n", 2, 3, 0, 0),
         ];
         for (name, data, nc, nr, ns, nf) in cases {
             let (c, rep) = read(name, data).unwrap();

@@ -110,7 +110,7 @@ pub struct LearnOutput {
 ///     .collect();
 /// let out = learn(&clusters, &LearnConfig { validate: Some(Default::default()), ..Default::default() }, &|_, _, _| {});
 /// // `mode=hybrid` is a setting: dropped per value (never `mode=threaded` with it).
-/// assert!(out.file.rules.iter().any(|r| r.pattern == "*://f.org{/path}?mode=hybrid&t=*&{rest}"));
+/// assert!(out.file.rules.iter().any(|r| r.pattern.starts_with("*://f.org{/path}?mode=hybrid&")));
 /// ```
 pub fn learn(
     clusters: &[Cluster],
@@ -374,8 +374,13 @@ pub fn add_foreign(cands: &mut Vec<Rule>, foreign: &[Rule]) {
 /// # Complexity
 /// `O(C)` for `C` candidates.
 pub fn add_priors(cands: &mut Vec<Rule>) {
-    for c in dedust_core::__private::judge::PRIORS {
-        let r = crate::rules::convention_rule(c);
+    let priors = dedust_core::__private::judge::PRIORS
+        .into_iter()
+        .map(crate::rules::convention_rule)
+        .chain(std::iter::once(
+            dedust_core::__private::judge::tracking_prior(),
+        ));
+    for r in priors {
         if !cands.iter().any(|x| x.id == r.id) {
             cands.push(r);
         }

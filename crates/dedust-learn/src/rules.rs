@@ -228,6 +228,7 @@ pub struct LearnStats {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Units<'a> {
     pub scheme: &'a str,
+    /// The host with its port, if any (`h.org:8080`): what a rule's scope names.
     pub host: &'a str,
     pub port: &'a str,
     pub segs: Vec<&'a str>,
@@ -259,7 +260,7 @@ impl<'a> Units<'a> {
             .unwrap_or_default();
         Some(Units {
             scheme: p.scheme,
-            host: p.host,
+            host: p.scope_host(url),
             port: p.port,
             segs,
             params,
@@ -360,7 +361,7 @@ pub(crate) fn url_shape(url: &str) -> String {
     let mut s = String::with_capacity(url.len() + 8);
     s.push_str(p.scheme);
     s.push_str("://");
-    s.push_str(p.host);
+    s.push_str(p.scope_host(url));
     if !p.path.is_empty() {
         for seg in split_ascii(&p.path[1..], b'/') {
             s.push('/');
@@ -396,7 +397,7 @@ pub(crate) fn url_shape(url: &str) -> String {
 /// Popularity key of a URL's scheme and host.
 fn site_key(url: &str) -> String {
     match split_url(url) {
-        Some(p) => format!("\u{2}{}://{}", p.scheme, p.host),
+        Some(p) => format!("\u{2}{}://{}", p.scheme, p.scope_host(url)),
         None => String::new(),
     }
 }
@@ -533,7 +534,7 @@ fn per_host(urls: Vec<String>) -> Vec<Vec<String>> {
     let mut parts: Vec<Vec<String>> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for u in urls {
-        let h = split_url(&u).map_or("", |p| p.host).to_string();
+        let h = split_url(&u).map_or("", |p| p.scope_host(&u)).to_string();
         let k = *index.entry(h).or_insert_with(|| {
             parts.push(Vec::new());
             parts.len() - 1
@@ -551,7 +552,7 @@ fn per_host(urls: Vec<String>) -> Vec<Vec<String>> {
 /// `O(n)` host comparisons; `O(n)` registrable-domain lookups (hashed) when hosts differ.
 pub(crate) fn per_site(urls: Vec<String>) -> Vec<Vec<String>> {
     fn host(u: &str) -> &str {
-        split_url(u).map_or("", |p| p.host)
+        split_url(u).map_or("", |p| p.scope_host(u))
     }
     let site = |u: &str| crate::site::registrable_domain(host(u)).to_string();
     let first = urls.first().map_or("", |u| host(u));
@@ -615,7 +616,7 @@ fn cluster_target(
     let mut key = String::new();
     let best_site = members
         .iter()
-        .filter_map(|u| split_url(u).map(|p| (p.scheme, p.host)))
+        .filter_map(|u| split_url(u).map(|p| (p.scheme, p.scope_host(u))))
         .map(|(sc, h)| {
             key.clear();
             key.push('\u{2}');
@@ -631,8 +632,8 @@ fn cluster_target(
                 .then_with(|| (b.1, b.2).cmp(&(a.1, a.2)))
         });
     Some(match best_site {
-        Some((_, sc, h)) if sc != cp.scheme || h != cp.host => {
-            let rest = &members[c][cp.scheme.len() + 3 + cp.host.len()..];
+        Some((_, sc, h)) if sc != cp.scheme || h != cp.scope_host(members[c]) => {
+            let rest = &members[c][cp.scheme.len() + 3 + cp.scope_host(members[c]).len()..];
             ClusterTarget::Moved(format!("{sc}://{h}{rest}").into_boxed_str())
         }
         _ => ClusterTarget::Member(sample[c]),

@@ -218,7 +218,8 @@ impl<'a> UrlIndex<'a> {
                 }
                 for i in range {
                     let parts = split_url(url(i));
-                    p.host.push(p.hosts.intern(parts.map_or("", |s| s.host)));
+                    p.host
+                        .push(p.hosts.intern(parts.map_or("", |s| s.scope_host(url(i)))));
                     let Some(s) = parts else {
                         p.first.push(NONE);
                         if features {

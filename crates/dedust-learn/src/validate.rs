@@ -1823,6 +1823,17 @@ fn with_out(current: &[usize], url: &str, set: &dyn Fn(&[usize], usize) -> Norma
     set(current, usize::MAX).apply_rules(url.to_string()).url
 }
 
+/// A rule's kind, source and output with the scope host left out: the tie-break between equally
+/// scored rules before their ids (hashes that name the host), so that one crawl served on
+/// `h:8765` keeps the rules it keeps on `h` (scoped with the port).
+fn host_free(r: &Rule) -> String {
+    let source = dedust_core::Source {
+        host: String::new(),
+        ..r.source.clone()
+    };
+    format!("{:?}{:?}{:?}", r.kind, source, r.output)
+}
+
 /// Remove host-scoped rules that other rules make redundant: a host rule goes when, without it,
 /// every data URL it rewrites still gets the same canonical form (the cross-host rules and the
 /// host's other rules — such as a merged sibling from [`crate::generalize`] — do its work). One
@@ -1878,6 +1889,7 @@ fn without_redundant(
             tries.sort_by(|&a, &b| {
                 score(&rules[a])
                     .cmp(&score(&rules[b]))
+                    .then_with(|| host_free(&rules[a]).cmp(&host_free(&rules[b])))
                     .then_with(|| rules[a].id.cmp(&rules[b].id))
             });
             // Each URL's canonical form (hashed) and, per host rule, the URLs where it fired
@@ -2022,6 +2034,7 @@ fn deconflict(
             .cmp(&b.is_global())
             .then_with(|| score(b).cmp(&score(a)))
             .then_with(|| specificity(b).cmp(&specificity(a)))
+            .then_with(|| host_free(a).cmp(&host_free(b)))
             .then_with(|| a.id.cmp(&b.id))
     });
     let (rules, mut cache): (Vec<Rule>, Vec<_>) = pairs.into_iter().unzip();
@@ -2205,6 +2218,7 @@ fn make_idempotent(mut rules: Vec<Rule>, data: &LabeledUrls) -> (Vec<Rule>, usiz
             .min_by(|&&a, &&b| {
                 score(&rules[a])
                     .cmp(&score(&rules[b]))
+                    .then_with(|| host_free(&rules[b]).cmp(&host_free(&rules[a])))
                     .then_with(|| rules[b].id.cmp(&rules[a].id))
             })
             .expect("non-empty");
