@@ -471,6 +471,63 @@ fn warc_record(url: &str, digest: &str, block: &str) -> String {
     )
 }
 
+/// A WAT file (Common Crawl's metadata records: JSON describing each response, its HTTP head
+/// and its HTML head's links) teaches what the pages' declared canonicals say: a session id
+/// dropped, on a URL never seen.
+#[test]
+fn learns_from_the_canonicals_a_wat_file_records() {
+    let t = TempDir::new("learn-wat");
+    let wat = |url: &str, digest: &str, canonical: &str| {
+        let json = serde_json::json!({
+            "Envelope": {
+                "WARC-Header-Metadata": {
+                    "WARC-Type": "response", "WARC-Target-URI": url, "WARC-Payload-Digest": digest,
+                },
+                "Payload-Metadata": {"HTTP-Response-Metadata": {
+                    "Response-Message": {"Status": "200"},
+                    "Headers": {"Content-Type": "text/html"},
+                    "HTML-Metadata": {"Head": {"Link": [
+                        {"path": "LINK@/href", "url": canonical, "rel": "canonical"},
+                    ]}},
+                }},
+            },
+        })
+        .to_string();
+        format!(
+            "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {url}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+            json.len()
+        )
+    };
+    let mut w = String::new();
+    for n in 1..=8 {
+        let page = format!("https://w.org/item?id={n}");
+        w += &wat(&page, &format!("sha1:P{n}"), &page);
+        let sid = format!("https://w.org/item?id={n}&sid={:08x}", n * 7919);
+        w += &wat(&sid, &format!("sha1:S{n}"), &page);
+    }
+    let input = t.write("crawl.wat", w.as_bytes());
+    let rules = t.path("r.json");
+    let o = dedust(&["learn", &input, "--no-priors", "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("16 pages in digest groups, 0 redirect pairs, 8 declared canonicals"),
+        "{}",
+        stderr(&o)
+    );
+    let out = normalize_with(
+        &rules,
+        &[
+            "https://w.org/item?id=99&sid=0badcafe",
+            "https://w.org/item?id=99",
+        ],
+    );
+    assert_eq!(
+        out,
+        ["https://w.org/item?id=99", "https://w.org/item?id=99"]
+    );
+}
+
 /// Issue #11: a site's robots.txt in the crawl declares `Clean-param:` lines; each becomes a
 /// candidate scoped to that host and prefix, validated like learned ones: `sid` (the pages with
 /// and without it share a digest) is kept, `p` (it selects another page) is refuted, and no

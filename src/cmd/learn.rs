@@ -243,8 +243,9 @@ fn by_content(path: &str, clusters: Vec<dedust::Cluster>) -> anyhow::Result<Vec<
     let t = Instant::now();
     let bars = super::Bars::new();
     bars.read("pages", path);
-    // Its skipped records were reported by the first reading.
-    let (pages, _) = dedust::pages::read_pages(path)?;
+    // Its skipped records were reported by the first reading; a WARC without pages (a WAT
+    // file of metadata records) has nothing to compare.
+    let pages = dedust::pages::read_pages(path).map_or_else(|_| Vec::new(), |(p, _)| p);
     if pages.is_empty() {
         bars.finish();
         return Ok(clusters);

@@ -11,7 +11,11 @@
 //!   `canonical:<url>`;
 //! * a 3xx response with a `Location` gives the pair (URL, absolute `Location`), cluster
 //!   `redirect:<url>`;
-//! * everything else (404, 5xx, requests, metadata, DNS records…) joins nothing and is counted.
+//! * a WAT record (Common Crawl's metadata files: a `metadata` record of JSON describing one
+//!   WARC record, its HTTP head and its HTML head) gives what that record would: a 200
+//!   response's digest group and declared canonical, a 3xx's redirect pair, a request's `Host`;
+//! * everything else (404, 5xx, requests, other metadata, DNS records…) joins nothing and is
+//!   counted.
 //!
 //! A pair spanning two sites (a syndicated canonical, a redirect to another domain) is read like
 //! any other; `learn` learns clusters per site, so it never becomes a cross-site rule.
@@ -220,6 +224,11 @@ fn record(rec: &Record, rep: &mut WarcReport, held: &mut Held) -> Option<String>
         rep.filtered += 1;
         return None;
     }
+    let json = field(&rec.fields, "Content-Type")
+        .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/json"));
+    if kind == "metadata" && json {
+        return wat_record(rec, rep, held);
+    }
     let url = url.filter(|u| {
         let scheme = u.split_once(':').map_or("", |p| p.0);
         scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
@@ -320,6 +329,126 @@ fn record(rec: &Record, rep: &mut WarcReport, held: &mut Held) -> Option<String>
             let page = decode(&headers, body, MAX_HTML_SCAN as u64, false)?;
             html.then(|| html_canonical(&page)).flatten()
         });
+    let c = declared?;
+    pair("canonical", url, &c, rep, emit).map(|()| format!("{origin}: canonical is no URL: {c:?}"))
+}
+
+/// A WAT record (Common Crawl's per-record metadata: a `metadata` record of JSON whose
+/// `Envelope` describes one WARC record, its HTTP head and its HTML head): the signals that
+/// record carries — a 200 response joins the group of its payload digest and declares its
+/// canonical (an HTTP `Link` header, else a `<link rel="canonical">` of `HTML-Metadata.Head`),
+/// a 3xx with a `Location` is a redirect pair, a request's `Host` is checked against its target.
+fn wat_record(rec: &Record, rep: &mut WarcReport, held: &mut Held) -> Option<String> {
+    use serde_json::Value;
+    let origin = &rec.origin;
+    let cut = rec.rest != crate::hash::Fnv::new().finish();
+    let v: Value = match serde_json::from_slice(&rec.block) {
+        Ok(v) => v,
+        Err(_) if cut => {
+            return Some(format!(
+                "{origin}: WAT record longer than the {SIGNAL_BLOCK} bytes read of a record"
+            ))
+        }
+        Err(e) => return Some(format!("{origin}: WAT record is no JSON: {e}")),
+    };
+    let env = &v["Envelope"];
+    let meta = &env["WARC-Header-Metadata"];
+    let kind = meta["WARC-Type"].as_str().unwrap_or("");
+    let url = meta["WARC-Target-URI"].as_str().map(|u| {
+        u.strip_prefix('<')
+            .and_then(|u| u.strip_suffix('>'))
+            .unwrap_or(u)
+    });
+    let text = |x: &Value| match x {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    // A header of an HTTP head's `Headers` object, by case-insensitive name.
+    let header = |headers: &Value, name: &str| {
+        headers.as_object().and_then(|h| {
+            h.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .and_then(|(_, v)| text(v))
+        })
+    };
+    let payload = &env["Payload-Metadata"];
+    if let (Some(url), "request") = (url, kind) {
+        let host = header(&payload["HTTP-Request-Metadata"]["Headers"], "Host");
+        if let (Ok(h), Some(host)) = (dedust_core::trusted_host(url), host) {
+            let host = host.trim().to_ascii_lowercase();
+            let bare = match host.rsplit_once(':') {
+                Some((h, p)) if p.bytes().all(|c| c.is_ascii_digit()) && !h.ends_with(':') => h,
+                _ => host.as_str(),
+            };
+            if bare != h.host() {
+                held.foreign.insert(url.to_string());
+            }
+        }
+        rep.filtered += 1;
+        return None;
+    }
+    let url = url.filter(|u| {
+        let scheme = u.split_once(':').map_or("", |p| p.0);
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    });
+    let (Some(url), "response") = (url, kind) else {
+        rep.filtered += 1;
+        return None;
+    };
+    if let Some(why) = crate::input::untrusted_capture(url, None) {
+        rep.ambiguous(format!("{origin}: {url:?}: {why}"));
+        return None;
+    }
+    let http = &payload["HTTP-Response-Metadata"];
+    let Some(status) =
+        text(&http["Response-Message"]["Status"]).and_then(|s| s.parse::<u16>().ok())
+    else {
+        return Some(format!(
+            "{origin}: WAT record of {url:?} holds no HTTP status"
+        ));
+    };
+    let mut emit = |c: &str, u: &str| held.emits.push((c.to_string(), u.to_string()));
+    let emit = &mut emit;
+    let headers = &http["Headers"];
+    if (300..400).contains(&status) {
+        let Some(loc) = header(headers, "Location") else {
+            rep.filtered += 1;
+            return None;
+        };
+        return pair("redirect", url, &loc, rep, emit)
+            .map(|()| format!("{origin}: `Location` is no URL: {loc:?}"));
+    }
+    // Not 200; or a robots.txt, whose lines a WAT does not hold.
+    if status != 200 || crate::tokenize::split_url(url).is_some_and(|p| p.path == "/robots.txt") {
+        rep.filtered += 1;
+        return None;
+    }
+    let Some(digest) = meta["WARC-Payload-Digest"]
+        .as_str()
+        .or_else(|| http["Entity-Digest"].as_str())
+    else {
+        rep.filtered += 1;
+        return None;
+    };
+    emit(&format!("digest:{digest}"), url);
+    rep.digests += 1;
+    let from_head = || {
+        http["HTML-Metadata"]["Head"]["Link"]
+            .as_array()?
+            .iter()
+            .find(|l| {
+                l["rel"].as_str().is_some_and(|r| {
+                    r.split_ascii_whitespace()
+                        .any(|r| r.eq_ignore_ascii_case("canonical"))
+                })
+            })
+            .and_then(|l| l["url"].as_str().or_else(|| l["href"].as_str()))
+            .map(str::to_string)
+    };
+    let declared = header(headers, "Link")
+        .and_then(|v| link_canonical(&v))
+        .or_else(from_head);
     let c = declared?;
     pair("canonical", url, &c, rep, emit).map(|()| format!("{origin}: canonical is no URL: {c:?}"))
 }
@@ -461,6 +590,124 @@ mod tests {
             out.push((c.into(), u.into()))
         });
         (out, rep)
+    }
+
+    /// A WAT record (a `metadata` record of JSON) describing a WARC record of `kind` for `url`;
+    /// `http` is the `Payload-Metadata` object.
+    fn wat(kind: &str, url: &str, digest: &str, http: serde_json::Value) -> String {
+        let json = serde_json::json!({
+            "Container": {"Filename": "x.warc.gz", "Offset": "0"},
+            "Envelope": {
+                "Format": "WARC",
+                "WARC-Header-Metadata": {
+                    "WARC-Type": kind, "WARC-Target-URI": url, "WARC-Payload-Digest": digest,
+                },
+                "Payload-Metadata": http,
+            },
+        })
+        .to_string();
+        format!(
+            "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {url}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+            json.len()
+        )
+    }
+
+    /// The `Payload-Metadata` of an HTTP response: status, headers, the HTML head's links.
+    fn response(
+        status: &str,
+        headers: serde_json::Value,
+        links: serde_json::Value,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "Actual-Content-Type": "application/http; msgtype=response",
+            "HTTP-Response-Metadata": {
+                "Response-Message": {"Version": "HTTP/1.1", "Status": status, "Reason": "x"},
+                "Headers": headers,
+                "HTML-Metadata": {"Head": {"Title": "t", "Link": links}},
+            },
+        })
+    }
+
+    #[test]
+    fn wat_records_carry_the_signals_of_the_records_they_describe() {
+        use serde_json::json;
+        let canonical = json!([{"path": "LINK@/href", "url": "/a", "rel": "canonical"}]);
+        let mut w = wat(
+            "response",
+            "http://h.org/a?s=1",
+            "sha1:D1",
+            response("200", json!({"Content-Type": "text/html"}), canonical),
+        );
+        // A 301 with its `Location`, a `Link` header canonical, a 404 and a robots.txt.
+        w += &wat(
+            "response",
+            "http://h.org/old",
+            "sha1:D2",
+            response("301", json!({"location": "/new"}), json!([])),
+        );
+        w += &wat(
+            "response",
+            "http://h.org/b?x=1",
+            "sha1:D3",
+            response("200", json!({"Link": "</b>; rel=\"canonical\""}), json!([])),
+        );
+        w += &wat(
+            "response",
+            "http://h.org/gone",
+            "sha1:D4",
+            response("404", json!({}), json!([])),
+        );
+        w += &wat(
+            "response",
+            "http://h.org/robots.txt",
+            "sha1:D5",
+            response("200", json!({}), json!([])),
+        );
+        let (pairs, rep) = read(&w);
+        let want = [
+            ("digest:sha1:D1", "http://h.org/a?s=1"),
+            ("canonical:http://h.org/a?s=1", "http://h.org/a?s=1"),
+            ("canonical:http://h.org/a?s=1", "http://h.org/a"),
+            ("redirect:http://h.org/old", "http://h.org/old"),
+            ("redirect:http://h.org/old", "http://h.org/new"),
+            ("digest:sha1:D3", "http://h.org/b?x=1"),
+            ("canonical:http://h.org/b?x=1", "http://h.org/b?x=1"),
+            ("canonical:http://h.org/b?x=1", "http://h.org/b"),
+        ];
+        let got: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(c, u)| (c.as_str(), u.as_str()))
+            .collect();
+        assert_eq!(got, want, "{rep:?}");
+        assert_eq!(
+            (rep.digests, rep.redirects, rep.canonicals),
+            (2, 1, 2),
+            "{rep:?}"
+        );
+        assert_eq!((rep.filtered, rep.skipped), (2, 0), "{rep:?}");
+        // A request whose `Host` names another host: its URL joins nothing.
+        let request = json!({"HTTP-Request-Metadata": {"Headers": {"Host": "evil.com"}}});
+        let w = wat("request", "http://h.org/a?s=1", "", request)
+            + &wat(
+                "response",
+                "http://h.org/a?s=1",
+                "sha1:D1",
+                response("200", json!({}), json!([])),
+            );
+        let (pairs, rep) = read(&w);
+        assert!(pairs.is_empty(), "{pairs:?}");
+        assert_eq!(rep.ambiguous, 1, "{rep:?}");
+        // Not JSON: skipped and named.
+        let bad = "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: http://h.org/\r\n\
+                   Content-Type: application/json\r\nContent-Length: 3\r\n\r\n{x}\r\n\r\n";
+        let (pairs, rep) = read(bad);
+        assert!(pairs.is_empty());
+        assert_eq!(rep.skipped, 1, "{rep:?}");
+        assert!(
+            rep.first_bad[0].contains("WAT record is no JSON"),
+            "{rep:?}"
+        );
     }
 
     #[test]
