@@ -19,7 +19,8 @@ pub struct ValidateOptions {
     /// different content ([`Rule::sites`]).
     pub min_sites: usize,
     /// Least URLs a family of many → one rules ([`is_collapse`]: varying ids sent to one fixed
-    /// page, pooled over the rules of a host that share the target) must merge.
+    /// page, pooled over the rules of a host that share the target) must merge (and at least
+    /// [`COLLAPSE_HOST_SHARE`] of the host's URLs).
     pub min_collapse: usize,
     /// Weight, in merges, of a many → one family's pooled fp rate in the rate each of its rules
     /// is judged by ([`judged_fpr`]); 0 judges every rule by its own ratio.
@@ -47,6 +48,15 @@ pub const PRIORS: [crate::model::Convention; 3] = [
     crate::model::Convention::StripWww,
     crate::model::Convention::TrailingSlash,
 ];
+
+/// Least share of its host's URLs a many → one family (varying ids sent to one fixed page,
+/// pooled over the host's rules with that target) must merge, besides
+/// [`ValidateOptions::min_collapse`] URLs. A login wall or a soft 404 answers a site-wide
+/// share of its URLs (the forum's wall: 20 % of a crawl's training half); a few mangled aliases
+/// that a migration map sends to one page of a large site (`/GPT-3A`, `/GPT-3Brown` → `/GPT`)
+/// are not evidence that every id of the pattern is that page (at most 0.2 % of the map's
+/// host: every one of its fixed-target families merged different pages in a held-out half).
+pub const COLLAPSE_HOST_SHARE: f64 = 0.01;
 
 /// The campaign parameters [`ValidateOptions::priors`] also drops unless refuted (sorted):
 /// Google Analytics' `utm_*` tags, which a link carries to tell the analytics of the page it
@@ -426,20 +436,8 @@ pub fn discards_capture(r: &Rule) -> bool {
     }
     let (s, o) = (&r.source, &r.output);
     let captured = |p: &[Piece]| p.iter().any(|x| matches!(x, Piece::Cap(_)));
-    let seg_used = |j: usize| {
-        o.path.as_ref().is_none_or(|p| p.contains(&SegOut::Copy(j)))
-            || o.query
-                .as_ref()
-                .is_some_and(|q| q.iter().any(|(_, v)| *v == ValOut::Seg(j)))
-    };
-    let param_used = |n: &str| {
-        o.query
-            .as_ref()
-            .is_none_or(|q| q.iter().any(|(m, v)| m == n && *v == ValOut::Copy))
-            || o.path
-                .as_ref()
-                .is_some_and(|p| p.iter().any(|x| matches!(x, SegOut::Param(m) if m == n)))
-    };
+    let seg_used = |j: usize| seg_written(o, j);
+    let param_used = |n: &str| param_written(o, n);
     // A literal segment is kept when the output writes it anywhere (`/a/{id}` → `/{id}/a`).
     let lit_used = |j: usize, p: &[Piece]| {
         seg_used(j)
@@ -465,6 +463,71 @@ pub fn discards_capture(r: &Rule) -> bool {
         }
     }
     kept && lost
+}
+
+/// Whether a template's output writes source path segment `j` (copied, or as a parameter).
+fn seg_written(o: &crate::model::Target, j: usize) -> bool {
+    use crate::model::SegOut;
+    o.path.as_ref().is_none_or(|p| p.contains(&SegOut::Copy(j)))
+        || o.query
+            .as_ref()
+            .is_some_and(|q| q.iter().any(|(_, v)| *v == ValOut::Seg(j)))
+}
+
+/// Whether a template's output writes the value of source parameter `n`.
+fn param_written(o: &crate::model::Target, n: &str) -> bool {
+    use crate::model::SegOut;
+    o.query
+        .as_ref()
+        .is_none_or(|q| q.iter().any(|(m, v)| m == n && *v == ValOut::Copy))
+        || o.path
+            .as_ref()
+            .is_some_and(|p| p.iter().any(|x| matches!(x, SegOut::Param(m) if m == n)))
+}
+
+/// A template that captures values and writes none of them: every URL of its pattern goes to one
+/// path whatever its ids say, its query passed through aside (`/doc/{int}{?query}` →
+/// `/dics{?query}`). Such rules are held to their many → one family's bounds
+/// ([`ValidateOptions::min_collapse`], [`COLLAPSE_HOST_SHARE`]) as [`is_collapse`] rules are.
+///
+/// ```
+/// use dedust_core::{CapType, Piece, Rule, RuleKind, SegOut, Source, Target};
+/// use dedust_core::__private::judge::discards_every_capture;
+/// let source = Source {
+///     path: Some(vec![vec![Piece::Lit("doc".into())], vec![Piece::Cap(CapType::Int)]]),
+///     ..Source { host: "h.org".into(), ..Source::everywhere() }
+/// };
+/// let to = |path| Target { path: Some(path), ..Target::unchanged() };
+/// let dics = to(vec![SegOut::Lit("dics".into())]);
+/// assert!(discards_every_capture(&Rule::new(RuleKind::Template, source.clone(), dics)));
+/// let kept = to(vec![SegOut::Lit("d".into()), SegOut::Copy(1)]);
+/// assert!(!discards_every_capture(&Rule::new(RuleKind::Template, source, kept)));
+/// ```
+pub fn discards_every_capture(r: &Rule) -> bool {
+    use crate::model::Piece;
+    if r.kind != RuleKind::Template {
+        return false;
+    }
+    let (s, o) = (&r.source, &r.output);
+    let captured = |p: &[Piece]| p.iter().any(|x| matches!(x, Piece::Cap(_)));
+    let mut any = false;
+    for (j, p) in s.path.iter().flatten().enumerate() {
+        if captured(p) {
+            if seg_written(o, j) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    for (n, v) in &s.required {
+        if matches!(v, ValPat::Pieces(p) if captured(p)) {
+            if param_written(o, n) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
 }
 
 /// Least distinct values, and least clusters, an ordinal parameter dropped whatever its value

@@ -1545,21 +1545,38 @@ pub(crate) fn select_cached(
         }
     }
     // Many → one: a family of rules sending varying ids to one fixed page (a login wall, a
-    // soft 404) is kept only when, pooled over the family, it merged enough distinct URLs.
+    // soft 404) is kept only when, pooled over the family, it merged enough distinct URLs:
+    // `min_collapse`…
     let mut family: HashMap<(&str, &str), usize> = HashMap::new();
-    for (r, _) in kept.iter().filter(|(r, _)| is_collapse(r)) {
+    let many_to_one = |r: &Rule| is_collapse(r) || crate::judge::discards_every_capture(r);
+    for (r, _) in kept.iter().filter(|(r, _)| many_to_one(r)) {
         *family
             .entry((r.source.host.as_str(), r.target.as_str()))
             .or_default() += r.support.unwrap_or(0);
     }
+    // … and at least a share of its host's URLs (`COLLAPSE_HOST_SHARE`): a login wall or a
+    // soft 404 is a site-wide mechanism, while a few mangled aliases of one page of a large
+    // site (a migration map's typos sent to `/GPT`) say nothing of the ids never seen.
+    let mut host_urls: HashMap<&str, usize> = family.keys().map(|(h, _)| (*h, 0)).collect();
+    if !host_urls.is_empty() {
+        for i in 0..data.len() {
+            let u = data.url(i);
+            if let Some(n) = split_url(u).and_then(|p| host_urls.get_mut(p.scope_host(u))) {
+                *n += 1;
+            }
+        }
+    }
     let weak: HashSet<(String, String)> = family
         .into_iter()
-        .filter(|(_, n)| *n < opts.min_collapse)
+        .filter(|((h, _), n)| {
+            let share = crate::judge::COLLAPSE_HOST_SHARE * host_urls[h] as f64;
+            *n < opts.min_collapse || (*n as f64) < share
+        })
         .map(|((h, t), _)| (h.to_string(), t.to_string()))
         .collect();
     let before = kept.len();
     kept.retain(|(r, _)| {
-        !(is_collapse(r) && weak.contains(&(r.source.host.clone(), r.target.clone())))
+        !(many_to_one(r) && weak.contains(&(r.source.host.clone(), r.target.clone())))
     });
     rep.low_support += before - kept.len();
     let (kept, cache): (Vec<Rule>, Vec<_>) = kept.into_iter().unzip();
