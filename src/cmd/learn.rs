@@ -240,12 +240,26 @@ fn by_content(path: &str, clusters: Vec<dedust::Cluster>) -> anyhow::Result<Vec<
         info!("learn: pages from standard input are not clustered by content (it is read once: give the WARC as a file, or --no-content)");
         return Ok(clusters);
     }
+    // Every page is held while they are compared: a WARC past this size is left to its
+    // declared evidence (`dedust cluster` on it, then `learn` on its clusters, does the rest).
+    const MAX_CONTENT_FILE: u64 = 256 << 20;
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_CONTENT_FILE) {
+        info!("learn: {path}: pages not clustered by content: the file is over {} MiB (run `dedust cluster --pages {path}` and learn from its clusters, or --no-content to say so)", MAX_CONTENT_FILE >> 20);
+        return Ok(clusters);
+    }
     let t = Instant::now();
     let bars = super::Bars::new();
     bars.read("pages", path);
     // Its skipped records were reported by the first reading; a WARC without pages (a WAT
     // file of metadata records) has nothing to compare.
-    let pages = dedust::pages::read_pages(path).map_or_else(|_| Vec::new(), |(p, _)| p);
+    let pages = match dedust::pages::read_warc_pages(path) {
+        Ok((p, _)) => p,
+        Err(e) => {
+            bars.finish();
+            eprintln!("learn: {path}: pages not clustered by content: {e}");
+            return Ok(clusters);
+        }
+    };
     if pages.is_empty() {
         bars.finish();
         return Ok(clusters);

@@ -50,6 +50,30 @@ impl PagesReport {
     }
 }
 
+/// The status-200 pages of one WARC(.gz) file whatever its name (a caller that found the format
+/// from the content: `learn`, which leaves a redirect's or an error's body out of the content it
+/// compares); [`read_pages`] reads every HTML response of a `.warc` file.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("dedust-doc-warc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let rec = |url: &str, status: &str| {
+///     let block = format!("HTTP/1.1 {status}\r\nContent-Type: text/html\r\n\r\n<p>hi</p>");
+///     format!("WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n\
+///              Content-Length: {}\r\n\r\n{block}\r\n\r\n", block.len())
+/// };
+/// let path = dir.join("crawl.bin");
+/// std::fs::write(&path, rec("http://h.org/", "200 OK") + &rec("http://h.org/x", "404 Not Found")).unwrap();
+/// let (pages, _) = dedust_content::pages::read_warc_pages(path.to_str().unwrap()).unwrap();
+/// // A 404's body is no page of the site.
+/// assert_eq!(pages.iter().map(|p| p.url.as_str()).collect::<Vec<_>>(), ["http://h.org/"]);
+/// ```
+pub fn read_warc_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
+    let (mut pages, mut rep) = (Vec::new(), PagesReport::default());
+    read_warc(path, &mut pages, &mut HashMap::new(), &mut rep, true)?;
+    Ok((pages, rep))
+}
+
 /// Read pages from a JSONL(.gz) file, a directory of HTML files with a URL map, or WARC(.gz)
 /// files (a file or a directory of them); see the module docs.
 pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
@@ -74,7 +98,7 @@ pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
             let mut pages = Vec::new();
             let mut digests = HashMap::new();
             for w in warcs {
-                read_warc(w, &mut pages, &mut digests, &mut rep)?;
+                read_warc(w, &mut pages, &mut digests, &mut rep, false)?;
             }
             return Ok((pages, rep));
         }
@@ -82,7 +106,7 @@ pub fn read_pages(path: &str) -> Result<(Vec<Page>, PagesReport)> {
     }
     if path.ends_with(".warc") || path.ends_with(".warc.gz") {
         let mut pages = Vec::new();
-        read_warc(path, &mut pages, &mut HashMap::new(), &mut rep)?;
+        read_warc(path, &mut pages, &mut HashMap::new(), &mut rep, false)?;
         return Ok((pages, rep));
     }
     let mut r = dedust_io::open(path)?;
@@ -234,6 +258,7 @@ fn read_warc(
     pages: &mut Vec<Page>,
     digests: &mut HashMap<String, String>,
     rep: &mut PagesReport,
+    ok_only: bool,
 ) -> Result<()> {
     use dedust_io::warc::{decode_body, field, http_split};
     let r = dedust_io::open(path)?;
@@ -254,7 +279,10 @@ fn read_warc(
             match kind {
                 "response" => {
                     // Not an HTTP response: nothing to read, nothing wrong.
-                    let (_, hh, body) = http_split(&rec.block)?;
+                    let (status, hh, body) = http_split(&rec.block)?;
+                    if ok_only && status != 200 {
+                        return None;
+                    }
                     let ct = field(&hh, "Content-Type")
                         .unwrap_or("")
                         .to_ascii_lowercase();
@@ -274,7 +302,12 @@ fn read_warc(
                     None
                 }
                 "revisit" => {
-                    let ct = http_split(&rec.block)
+                    let head = http_split(&rec.block);
+                    // With `ok_only`, a revisit of a redirect or an error page: no page either.
+                    if ok_only && head.as_ref().is_some_and(|(status, _, _)| *status != 200) {
+                        return None;
+                    }
+                    let ct = head
                         .and_then(|(_, hh, _)| {
                             field(&hh, "Content-Type").map(|v| v.to_ascii_lowercase())
                         })

@@ -224,11 +224,12 @@ pub fn refine(declared: Vec<Cluster>, mut content: Vec<Cluster>) -> Refined {
         }
     }
     drop(of);
+    // A URL two declared clusters attach (overlapping input) goes in once.
+    attach.sort_unstable();
+    attach.dedup();
     let attached = attach.len();
     for (k, u) in attach {
-        if !content[k].urls.contains(&u) {
-            content[k].urls.push(u);
-        }
+        content[k].urls.push(u);
     }
     for (c, id) in content.iter_mut().zip(renamed) {
         if let Some(id) = id {

@@ -114,10 +114,13 @@ impl<'a> UrlParts<'a> {
         let start = (self.host.as_ptr() as usize).checked_sub(base);
         let end = (self.port.as_ptr() as usize + self.port.len()).checked_sub(base);
         match (start, end) {
-            (Some(a), Some(b)) => url
-                .get(a..b)
-                .filter(|s| s.len() == self.host.len() + 1 + self.port.len())
-                .unwrap_or(self.host),
+            (Some(a), Some(b)) => {
+                let site = url
+                    .get(a..b)
+                    .filter(|s| s.len() == self.host.len() + 1 + self.port.len());
+                debug_assert!(site.is_some(), "scope_host: {url:?} is not the URL split");
+                site.unwrap_or(self.host)
+            }
             _ => self.host,
         }
     }
