@@ -192,13 +192,19 @@ fn request_host(block: &[u8]) -> Option<String> {
     let v = head.lines().skip(1).find_map(|l| {
         l.split_once(':')
             .filter(|(k, _)| k.trim().eq_ignore_ascii_case("host"))
-            .map(|(_, v)| v.trim().to_ascii_lowercase())
+            .map(|(_, v)| v.to_string())
     })?;
-    // `h:80`, `[::1]:80`: the port goes (a bracketed literal keeps its colons).
-    Some(match v.rsplit_once(':') {
+    Some(host_header(&v))
+}
+
+/// A `Host` header's value as a host: trimmed, lower case, without its port (`h:80`,
+/// `[::1]:80`: a bracketed literal keeps its colons).
+fn host_header(v: &str) -> String {
+    let v = v.trim().to_ascii_lowercase();
+    match v.rsplit_once(':') {
         Some((h, p)) if p.bytes().all(|c| c.is_ascii_digit()) && !h.ends_with(':') => h.to_string(),
         _ => v,
-    })
+    }
 }
 
 /// Handle one record for the signals; a skip message when it is malformed.
@@ -376,12 +382,7 @@ fn wat_record(rec: &Record, rep: &mut WarcReport, held: &mut Held) -> Option<Str
     if let (Some(url), "request") = (url, kind) {
         let host = header(&payload["HTTP-Request-Metadata"]["Headers"], "Host");
         if let (Ok(h), Some(host)) = (dedust_core::trusted_host(url), host) {
-            let host = host.trim().to_ascii_lowercase();
-            let bare = match host.rsplit_once(':') {
-                Some((h, p)) if p.bytes().all(|c| c.is_ascii_digit()) && !h.ends_with(':') => h,
-                _ => host.as_str(),
-            };
-            if bare != h.host() {
+            if host_header(&host) != h.host() {
                 held.foreign.insert(url.to_string());
             }
         }
