@@ -75,7 +75,7 @@ fn common_crawl_http_https_pairs_merge_and_other_pages_stay_apart() {
         let (n, summary) = learn_normalize(&t, &path, extra, &urls);
         // 1,140 lines: 1,114 status-200 captures, 26 robots.txt (status 404) left out.
         assert!(
-            summary.contains("1114 captures in digest groups (0 of them revisits), 0 redirect pairs; 26 left out"),
+            summary.contains("1114 captures in digest groups (0 of them revisits), 0 redirect pairs, 0 length cohorts (0 URLs of templates whose pages all have one length); 26 left out"),
             "{summary}"
         );
         let pairs: Vec<&BTreeSet<String>> = keys.values().filter(|u| u.len() == 2).collect();
@@ -155,7 +155,7 @@ fn common_crawl_columnar_csv_learns_what_its_cdxj_learns() {
     let (from_csv, summary) = rules(&csv);
     assert!(
         summary.contains(
-            "1114 captures in digest groups (0 of them revisits), 0 redirect pairs; 26 left out"
+            "1114 captures in digest groups (0 of them revisits), 0 redirect pairs, 0 length cohorts (0 URLs of templates whose pages all have one length); 26 left out"
         ),
         "{summary}"
     );
@@ -232,6 +232,63 @@ fn http_https_index(pages: u32, shared: u32) -> String {
         }
     }
     s
+}
+
+/// A CDXJ index of one forum (sorted by key, every capture its own digest): 60 threads whose
+/// record lengths grow by 3 % each, a login wall answered at 30 `member.php?u=` and 12
+/// `private.php?do=newpm&u=` URLs, and `wall` the lengths of the wall pages by their number.
+fn walled_index(wall: &dyn Fn(u32) -> u32) -> String {
+    let mut lines = Vec::new();
+    let mut line = |path: String, len: u32| {
+        let n = lines.len();
+        lines.push(format!(
+            "org,f){path} 2024 {{\"url\": \"https://f.org{path}\", \"status\": \"200\", \
+             \"mime\": \"text/html\", \"digest\": \"D{n}\", \"length\": \"{len}\"}}"
+        ));
+    };
+    for k in 0..60 {
+        line(
+            format!("/showthread.php?t={}", 1000 + k),
+            (10_000.0 * 1.03f64.powi(k)) as u32,
+        );
+    }
+    for k in 0..30 {
+        line(format!("/member.php?u={}", 500 + k * 7), wall(k));
+    }
+    for k in 0..12 {
+        line(
+            format!("/private.php?do=newpm&u={}", 900 + k * 3),
+            wall(k) + 2,
+        );
+    }
+    lines.sort();
+    lines.join("\n") + "\n"
+}
+
+/// Pages of one template whose record lengths all agree within the site's same-page noise (a
+/// login wall, with a new digest at every capture) form a length cohort, from which `learn`
+/// makes the many → one rules of the wall; the same index with member pages of spread lengths
+/// gives none, and the threads stay apart either way.
+#[test]
+fn a_login_wall_is_learned_from_record_lengths_alone() {
+    let t = TempDir::new("evidence-wall");
+    let urls = [
+        "https://f.org/member.php?u=12345",
+        "https://f.org/private.php?do=newpm&u=777",
+        "https://f.org/showthread.php?t=1001",
+        "https://f.org/showthread.php?t=1002",
+    ];
+    let flat = t.write("flat.cdxj", walled_index(&|k| 7_000 + k % 4).as_bytes());
+    let (map, err) = learn_normalize(&t, &flat, &[], &urls);
+    assert!(err.contains("1 length cohorts (42 URLs"), "{err}");
+    assert_eq!(map[urls[0]], map[urls[1]], "{map:?}");
+    assert_ne!(map[urls[2]], map[urls[3]], "{map:?}");
+    let spread = t.write("spread.cdxj", walled_index(&|k| 7_000 + 150 * k).as_bytes());
+    let (map, err) = learn_normalize(&t, &spread, &[], &urls);
+    assert!(err.contains("0 length cohorts"), "{err}");
+    for u in urls {
+        assert_eq!(map[u], u, "{map:?}");
+    }
 }
 
 /// Whether a rule file sends `http://h.org` pages to their `https` spelling (a host alias, or

@@ -280,10 +280,12 @@ pub fn read_clusters_counted(path: &str, format: dedust::InputFormat) -> anyhow:
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         info!(
-            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs; {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} to another site)",
+            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs, {} length cohorts ({} URLs of templates whose pages all have one length); {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} to another site)",
             rep.records - rep.redirects,
             rep.revisits,
             rep.redirects,
+            rep.cohorts,
+            rep.cohort_urls,
             rep.filtered,
             rep.cross_site
         );

@@ -505,8 +505,9 @@ pub struct Revoked {
 
 /// The signals a cluster may come from, by its id's prefix (`redirect:http://h/old`): a payload
 /// digest group of 200 captures, a redirect (URL and `Location`), a declared canonical (page and
-/// its `rel=canonical`).
-pub const SIGNALS: [&str; 3] = ["digest", "redirect", "canonical"];
+/// its `rel=canonical`), a length cohort of an index (pages of one URL template that all have
+/// one record length).
+pub const SIGNALS: [&str; 4] = ["digest", "redirect", "canonical", "length"];
 
 /// The signals of a cluster id: `["redirect"]` for `redirect:http://h/old`, `["digest",
 /// "redirect"]` for a united `digest+redirect:…`; none for any other id. Readers of crawl

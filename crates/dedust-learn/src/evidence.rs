@@ -29,7 +29,9 @@
 //! same-page pairs (consecutive captures of one digest, or of one URL with another digest), never
 //! below [`NOISE_FLOOR`]; its *different-page spread* is a low quantile ([`SPREAD_QUANTILE`]) of
 //! the difference between neighbouring index lines with different SURT keys (an index is sorted
-//! by key: neighbours are the pages most alike, same template, next id). The site's limit is
+//! by key: neighbours are the pages most alike, same template, next id), leaving out neighbours
+//! inside one flat template ([`bands`] at [`NOISE_FLOOR`]: a wall served at every member URL is
+//! one page, and would drive the spread to zero). The site's limit is
 //! `min(noise, spread / SPREAD_MARGIN)`. A rule's unknown merges pass when the median of their
 //! differences, each over its site's limit, is at most 1, over at least [`MIN_UNKNOWN`] merges
 //! (grouped by host; a host with fewer joins the rest of the rule's hosts); those that fail count
@@ -37,13 +39,20 @@
 //! revisit records (whose length is that of a header) and captures without a length stay out of
 //! the statistics.
 //!
+//! *Length cohorts* ([`cohorts`]) propose what no digest groups: a URL template of a host whose
+//! pages nearly all have one length, within the site's limit (a login wall, an error page, an
+//! empty listing), pooled with the host's other templates of that length, at least
+//! [`COHORT_MIN_URLS`] URLs. The reader makes each a `length:` cluster; the rules learned from it
+//! are many → one templates, judged like any such family (values, share of the host).
+//!
 //! Invariants: inputs other than an index have no [`IndexEvidence`] (`None`), and validation
 //! then counts as before; so does a [`crate::LearnConfig`] without one, whatever the input. The
 //! statistics depend only on the captures in input order, not on how the reader cut the input
 //! into blocks.
 //!
 //! # Complexity
-//! `O(n)` hashing for `n` captures, plus sorting each site's pair differences (`O(n log n)`);
+//! `O(n)` hashing for `n` captures, plus sorting each site's pair differences and the captures
+//! by template (`O(n log n)`);
 //! [`IndexEvidence::normalized`] base-normalizes each URL once (`O(u)`); validation adds one
 //! facts lookup per merge between two clusters and a sort of each rule's unknown merges.
 
@@ -137,15 +146,64 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// One status-200 capture of an index, as the statistics need it: hashes of its URL, SURT key,
-/// digest and site, its record length (0: none) and mime class.
+/// digest, site, host and URL template ([`template_of`]), its record length (0: none) and mime
+/// class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Capture {
     pub url: u64,
     pub key: u64,
     pub digest: u64,
     pub site: u64,
+    pub host: u64,
+    pub template: u64,
     pub len: u32,
     pub class: u8,
+}
+
+/// The host and the URL template of `url`, hashed: the host is its authority (lower case, port
+/// kept); the template that and its path with every run of digits read as one `0`, and the
+/// sorted distinct names of its query parameters. `/member.php?u=12` and `/member.php?u=7`,
+/// `/t-12.html` and `/t-7.html` share one; the scheme and the fragment play no part.
+///
+/// ```
+/// use dedust_learn::evidence::template_of;
+/// let (host, t) = template_of("https://h.org/member.php?u=12&s=1");
+/// assert_eq!((host, t), template_of("http://H.org/member.php?s=9&u=7#top"));
+/// assert_ne!(t, template_of("https://h.org/member.php?u=12").1);
+/// assert_eq!(host, template_of("https://h.org/other").0);
+/// assert_eq!(template_of("http://h.org/t-1.html"), template_of("http://h.org/t-20.html"));
+/// assert_ne!(template_of("http://h.org/a"), template_of("http://h.org:8080/a"));
+/// ```
+pub fn template_of(url: &str) -> (u64, u64) {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let rest = rest.split('#').next().unwrap_or("");
+    let (authority, path_query) = rest
+        .find(['/', '?'])
+        .map_or((rest, ""), |k| rest.split_at(k));
+    let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
+    let mut text = authority.to_ascii_lowercase();
+    let host = crate::hash::fnv(&text);
+    text.push(' ');
+    let mut digits = false;
+    for ch in path.chars() {
+        let d = ch.is_ascii_digit();
+        if !(d && digits) {
+            text.push(if d { '0' } else { ch });
+        }
+        digits = d;
+    }
+    let mut names: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split('=').next().unwrap_or(""))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for n in names {
+        text.push(' ');
+        text.push_str(n);
+    }
+    (host, crate::hash::fnv(&text))
 }
 
 /// A site's length statistics ([`stats`]).
@@ -174,6 +232,14 @@ pub(crate) type Stats = HashMap<u64, SiteStats>;
 /// The same-page and different-page pairs of captures in input order (see the module docs), per
 /// site, and each site's [`SiteStats`]; the input's pooled statistics under site 0.
 pub(crate) fn stats(captures: &[Capture]) -> Stats {
+    // Neighbours inside one template whose pages all have one length (a login wall served at
+    // every member URL) are duplicates with different digests, not different pages: they stay
+    // out of the spread, which one such template could otherwise drive to zero.
+    let flat: foldhash::HashSet<(u64, u64)> = bands(captures, |_| Some(NOISE_FLOOR))
+        .into_iter()
+        .flat_map(|b| b.urls.into_iter().map(move |u| (b.template, u)))
+        .collect();
+    let in_flat = |c: &Capture| flat.contains(&(c.template, c.url));
     let mut same: HashMap<u64, Vec<f64>> = HashMap::new();
     let mut diff: HashMap<u64, Vec<f64>> = HashMap::new();
     // Last length by (site, digest) and (site, URL) with its digest.
@@ -196,6 +262,7 @@ pub(crate) fn stats(captures: &[Capture]) -> Stats {
                 && p.key != c.key
                 && p.digest != c.digest
                 && p.url != c.url
+                && !(p.template == c.template && in_flat(p) && in_flat(c))
         }) {
             diff.entry(c.site).or_default().push(rel_diff(p.len, c.len));
         }
@@ -234,6 +301,113 @@ fn site_stats(same: &mut [f64], diff: &mut [f64], fallback: Option<f64>) -> Site
         different_median: quantile(diff, 0.5),
         limit: spread.map(|s| noise.unwrap_or(0.0).max(NOISE_FLOOR).min(s / SPREAD_MARGIN)),
     }
+}
+
+/// Fewest distinct URLs of one template that may form a [`Band`].
+pub const BAND_MIN_URLS: usize = 3;
+
+/// Share of a template's distinct URLs that must lie within the tolerance of their median
+/// length for the template to form a [`Band`].
+pub const BAND_SHARE: f64 = 0.9;
+
+/// Fewest distinct URLs of a length cohort ([`cohorts`]).
+pub const COHORT_MIN_URLS: usize = 8;
+
+/// One URL template of a host whose HTML pages all have about one record length: at least
+/// [`BAND_SHARE`] of its (at least [`BAND_MIN_URLS`]) distinct URLs lie within the tolerance of
+/// their median. `urls`: those that do (URL hashes, in order of first capture).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Band {
+    pub site: u64,
+    pub host: u64,
+    pub template: u64,
+    pub median: u32,
+    pub urls: Vec<u64>,
+}
+
+/// The [`Band`]s of the captures' HTML pages with a length (each URL's first capture), the
+/// tolerance per site from `tol` (`None`: the site has none and no band).
+///
+/// # Complexity
+/// `O(n log n)` for `n` captures (grouped by sorting).
+pub(crate) fn bands(captures: &[Capture], tol: impl Fn(u64) -> Option<f64>) -> Vec<Band> {
+    // (site, template, URL, rank, length, host), each URL's first capture kept.
+    let mut rows: Vec<(u64, u64, u64, usize, u32, u64)> = captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.len > 0 && c.class == b'h')
+        .map(|(k, c)| (c.site, c.template, c.url, k, c.len, c.host))
+        .collect();
+    rows.sort_unstable();
+    rows.dedup_by_key(|r| (r.0, r.1, r.2));
+    let mut out = Vec::new();
+    for group in rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        if group.len() < BAND_MIN_URLS {
+            continue;
+        }
+        let Some(t) = tol(group[0].0) else { continue };
+        let mut lens: Vec<u32> = group.iter().map(|r| r.4).collect();
+        lens.sort_unstable();
+        let median = lens[(lens.len() - 1) / 2];
+        let mut urls: Vec<(usize, u64)> = group
+            .iter()
+            .filter(|r| rel_diff(r.4, median) <= t)
+            .map(|r| (r.3, r.2))
+            .collect();
+        if (urls.len() as f64) < BAND_SHARE * group.len() as f64 {
+            continue;
+        }
+        urls.sort_unstable();
+        out.push(Band {
+            site: group[0].0,
+            host: group[0].5,
+            template: group[0].1,
+            median,
+            urls: urls.into_iter().map(|(_, u)| u).collect(),
+        });
+    }
+    out
+}
+
+/// Length cohorts: the pages of a site that look like one page served under many URLs (a
+/// login wall, an error page, an empty listing), found from record lengths alone. The
+/// [`Band`]s of each host at its site's limit ([`SiteStats::limit`]), pooled when their medians
+/// lie within the limit of the first one's (one wall behind several scripts; never across hosts,
+/// so one tenant of a shared domain cannot join another's pages); a pool of at least
+/// [`COHORT_MIN_URLS`] URLs is a cohort. Each cohort: its URL hashes, in order of first
+/// capture. The reader proposes each as a `length:` cluster; what learning makes of it is
+/// judged like any family (a many → one template needs `--min-collapse` values and a share of
+/// its host).
+///
+/// # Complexity
+/// `O(n log n)` for `n` captures.
+pub(crate) fn cohorts(captures: &[Capture], st: &Stats) -> Vec<Vec<u64>> {
+    let limit = |site: u64| st.get(&site).and_then(|s| s.limit);
+    let mut bands = bands(captures, limit);
+    bands.sort_by_key(|b| (b.site, b.host, b.median, b.template));
+    let mut out = Vec::new();
+    for site in bands.chunk_by(|a, b| (a.site, a.host) == (b.site, b.host)) {
+        let Some(l) = limit(site[0].site) else {
+            continue;
+        };
+        let mut k = 0;
+        while k < site.len() {
+            let anchor = site[k].median;
+            let end = k + site[k..]
+                .iter()
+                .take_while(|b| rel_diff(b.median, anchor) <= l)
+                .count();
+            let urls: Vec<u64> = site[k..end]
+                .iter()
+                .flat_map(|b| b.urls.iter().copied())
+                .collect();
+            if urls.len() >= COHORT_MIN_URLS {
+                out.push(urls);
+            }
+            k = end;
+        }
+    }
+    out
 }
 
 /// The limit in millionths ([`Facts::limit`]).
@@ -429,6 +603,8 @@ mod tests {
             key,
             digest,
             site: 7,
+            host: 7,
+            template: url,
             len,
             class: b'h',
         };
@@ -467,6 +643,159 @@ mod tests {
         // Too few different pairs: the input's spread (none here).
         let s = stats(&caps[..4]);
         assert_eq!(s[&7].spread, None);
+    }
+
+    /// One site: a listing of 150 pages whose lengths grow by 2 % (neighbours 2 % apart), a wall
+    /// served under two scripts (30 and 10 URLs within 0.1 % of 7,000 bytes), a third script
+    /// with 3 wall pages, a template with 10 of its 14 pages at the wall's length (not flat
+    /// enough) and a small template of 5 equal pages at another length (too few alone).
+    fn walled_site() -> Vec<Capture> {
+        let mut caps = Vec::new();
+        let mut add = |template: u64, len: u32| {
+            let n = caps.len() as u64 + 1;
+            caps.push(Capture {
+                url: n,
+                key: n,
+                digest: n,
+                site: 7,
+                host: 7,
+                template,
+                len,
+                class: b'h',
+            });
+        };
+        for k in 0..150i32 {
+            add(1, (10_000.0 * 1.02f64.powi(k)) as u32);
+        }
+        for k in 0..30u32 {
+            add(2, 7_000 + k % 5);
+        }
+        for k in 0..10u32 {
+            add(3, 7_003 - k % 3);
+        }
+        for k in 0..3u32 {
+            add(4, 7_001 + k);
+        }
+        for k in 0..14u32 {
+            add(5, if k < 10 { 7_000 } else { 9_000 + 500 * k });
+        }
+        for _ in 0..5 {
+            add(6, 3_000);
+        }
+        caps
+    }
+
+    #[test]
+    fn a_flat_template_leaves_the_spread_alone_and_forms_a_cohort() {
+        let caps = walled_site();
+        let st = stats(&caps);
+        let site = &st[&7];
+        // The wall's neighbours (0.1 % apart) are not the site's different pages: the spread
+        // is the listing's and the other templates', not the wall's.
+        assert!(site.spread.unwrap() > 0.015, "{site:?}");
+        let limit = site.limit.unwrap();
+        assert!(limit > 0.002 && limit <= NOISE_FLOOR, "{site:?}");
+        let got = cohorts(&caps, &st);
+        // One cohort: the three wall scripts pooled (30 + 10 + 3), not the half-wall template,
+        // not the five equal pages (too few), not the listing.
+        assert_eq!(got.len(), 1, "{got:?}");
+        let want: Vec<u64> = (151..=193).collect();
+        assert_eq!(got[0], want);
+        // Blind to templates, the wall's neighbours would drive the spread to zero, and with it
+        // the limit every unknown merge of the site is judged by.
+        let blind: Vec<Capture> = caps
+            .iter()
+            .map(|c| Capture {
+                template: c.url,
+                ..*c
+            })
+            .collect();
+        let st = stats(&blind);
+        assert!(st[&7].spread.unwrap() < 0.001, "{:?}", st[&7]);
+        assert!(cohorts(&blind, &st).is_empty());
+        // A site without a limit has no cohort.
+        assert!(cohorts(&caps, &Stats::new()).is_empty());
+        // Two hosts of one site, 5 equal pages each: pooled only within a host, so no cohort;
+        // the same 10 pages on one host are one.
+        let mut two = caps.clone();
+        for (k, host) in [(0u64, 70u64), (1, 71)] {
+            for j in 0..5u64 {
+                let n = 1_000 + 10 * k + j;
+                two.push(Capture {
+                    url: n,
+                    key: n,
+                    digest: n,
+                    site: 7,
+                    host,
+                    template: 80 + k,
+                    len: 4_000,
+                    class: b'h',
+                });
+            }
+        }
+        let st = stats(&two);
+        assert_eq!(cohorts(&two, &st).len(), 1);
+        for c in &mut two[caps.len()..] {
+            c.host = 70;
+        }
+        let st = stats(&two);
+        assert_eq!(cohorts(&two, &st).len(), 2);
+    }
+
+    #[test]
+    fn bands_table() {
+        // (lengths of one template's URLs, tolerance, a band?)
+        let cases: &[(&[u32], f64, bool)] = &[
+            (&[1000, 1000, 1000], 0.01, true),
+            // Two URLs are never a band.
+            (&[1000, 1000], 0.01, false),
+            // Nine of ten within 1 % of the median: a band; eight of ten: none.
+            (
+                &[1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 2000],
+                0.01,
+                true,
+            ),
+            (
+                &[1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 3000, 2000],
+                0.01,
+                false,
+            ),
+            // At the tolerance passes; just over it does not.
+            (&[1000, 1010, 990], 0.01, true),
+            (&[1000, 1020, 980], 0.01, false),
+        ];
+        for &(lens, tol, want) in cases {
+            let caps: Vec<Capture> = lens
+                .iter()
+                .enumerate()
+                .map(|(k, &len)| Capture {
+                    url: k as u64,
+                    key: k as u64,
+                    digest: k as u64,
+                    site: 1,
+                    host: 1,
+                    template: 9,
+                    len,
+                    class: b'h',
+                })
+                .collect();
+            assert_eq!(!bands(&caps, |_| Some(tol)).is_empty(), want, "{lens:?}");
+            // A feed or a capture without a length is no page of a band.
+            let feeds: Vec<Capture> = caps.iter().map(|c| Capture { class: b'f', ..*c }).collect();
+            assert!(bands(&feeds, |_| Some(tol)).is_empty());
+        }
+        // Repeated captures of one URL count once (its first length).
+        let c = |url: u64, len: u32| Capture {
+            url,
+            key: url,
+            digest: url,
+            site: 1,
+            host: 1,
+            template: 9,
+            len,
+            class: b'h',
+        };
+        assert!(bands(&[c(1, 1000), c(1, 1000), c(1, 1000)], |_| Some(0.01)).is_empty());
     }
 
     /// An index of one site whose pages were captured over http and https, two with one digest,

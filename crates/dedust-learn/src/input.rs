@@ -125,6 +125,12 @@ pub struct ReadReport {
     /// The first few skipped lines: (line number, reason); for WARC input the number is 0 and
     /// the reason names `file#record` and the byte offset.
     pub first_bad: Vec<(usize, String)>,
+    /// CDX/CDXJ input: length cohorts proposed ([`crate::evidence::cohorts`]: a URL template
+    /// whose pages all have one record length, as a login wall served at every member URL), each
+    /// a `length:` cluster, and the URLs in them.
+    pub cohorts: usize,
+    /// See [`ReadReport::cohorts`].
+    pub cohort_urls: usize,
     /// CDX/CDXJ input whose captures give record lengths: what the index says about each
     /// status-200 URL ([`crate::evidence`]), for [`crate::LearnConfig::evidence`]. `None` for
     /// every other input.
@@ -793,11 +799,14 @@ fn index_capture(p: &mut Piece, n: usize, c: Capture) {
                 p.push(&format!("digest:{d}"), &c.url);
                 p.rep.records += 1;
                 let hash = crate::hash::fnv;
+                let (host_of, template) = crate::evidence::template_of(&c.url);
                 p.captures.push(crate::evidence::Capture {
                     url: hash(&c.url),
                     key: c.key.as_deref().map_or_else(|| hash(&c.url), hash),
                     digest: hash(d),
                     site: hash(host.site()),
+                    host: host_of,
+                    template,
                     len: c
                         .length
                         .as_deref()
@@ -1235,8 +1244,13 @@ fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>
     }
     let clusters = match rep.format {
         Some(InputFormat::Cdxj) => {
+            let st = crate::evidence::stats(&acc.captures);
+            let cohorts = length_cohorts(&acc.clusters, &acc.captures, &st);
+            rep.cohorts = cohorts.len();
+            rep.cohort_urls = cohorts.iter().map(|c| c.urls.len()).sum();
+            acc.clusters.extend(cohorts);
             let clusters = union_shared(acc.clusters);
-            rep.evidence = evidence_of(&clusters, &acc.captures);
+            rep.evidence = evidence_of(&clusters, &acc.captures, &st);
             clusters
         }
         Some(InputFormat::Warc) => union_shared(acc.clusters),
@@ -1292,12 +1306,12 @@ fn fold_revisits(acc: &mut Acc, rep: &mut ReadReport) {
 fn evidence_of(
     clusters: &[Cluster],
     captures: &[crate::evidence::Capture],
+    st: &crate::evidence::Stats,
 ) -> Option<crate::evidence::IndexEvidence> {
-    use crate::evidence::{limit_ppm, stats, Facts, IndexEvidence};
+    use crate::evidence::{limit_ppm, Facts, IndexEvidence};
     if !captures.iter().any(|c| c.len > 0) {
         return None;
     }
-    let st = stats(captures);
     // URL hash → (rank of its first capture, facts).
     let mut facts: HashMap<u64, (usize, Facts)> = HashMap::with_capacity(captures.len());
     for (k, c) in captures.iter().enumerate() {
@@ -1324,6 +1338,42 @@ fn evidence_of(
         ev.insert(u, f);
     }
     Some(ev)
+}
+
+/// The index's length cohorts ([`crate::evidence::cohorts`]) as `length:<first URL>` clusters
+/// of the URLs as read (each URL's spelling from the cluster it was first read into).
+/// [`union_shared`] then joins each with its members' digest groups.
+///
+/// # Complexity
+/// `O(u)` hashing for `u` URL occurrences, plus [`crate::evidence::cohorts`].
+fn length_cohorts(
+    clusters: &[Cluster],
+    captures: &[crate::evidence::Capture],
+    st: &crate::evidence::Stats,
+) -> Vec<Cluster> {
+    let cohorts = crate::evidence::cohorts(captures, st);
+    if cohorts.is_empty() {
+        return Vec::new();
+    }
+    let wanted: HashSet<u64> = cohorts.iter().flatten().copied().collect();
+    let mut spelled: HashMap<u64, &str> = HashMap::with_capacity(wanted.len());
+    for u in clusters.iter().flat_map(|c| &c.urls) {
+        let h = crate::hash::fnv(u);
+        if wanted.contains(&h) {
+            spelled.entry(h).or_insert(u.as_str());
+        }
+    }
+    cohorts
+        .into_iter()
+        .filter_map(|c| {
+            let urls: Vec<String> = c
+                .iter()
+                .filter_map(|h| spelled.get(h).map(|u| u.to_string()))
+                .collect();
+            let id = format!("length:{}", urls.first()?);
+            Some(Cluster { id, urls })
+        })
+        .collect()
 }
 
 /// Each URL of `urls` once, the first occurrence kept. Most clusters are one or two URLs:
@@ -1437,7 +1487,11 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
                 out.len() - 1
             });
             let (_, id, urls) = parts[k].take().expect("each part once");
-            signals[slot].extend(crate::rules::signals_of(&id));
+            // A part of one URL (a page's own digest, a cross-site group's share of this site)
+            // joins nothing by itself: its signal is no evidence of the united cluster.
+            if urls.len() >= 2 {
+                signals[slot].extend(crate::rules::signals_of(&id));
+            }
             match &mut out[slot] {
                 Some(lead) => lead.urls.extend(urls),
                 None => out[slot] = Some(Cluster { id, urls }),
@@ -1450,10 +1504,11 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
             let mut c = c?;
             // Each URL once, in first-seen order (linear: a united digest group may be huge).
             dedup_urls(&mut c.urls);
-            if sig.len() > 1 {
-                let rest = c.id.split_once(':').map_or("", |(_, r)| r).to_string();
-                let names: Vec<&str> = sig.iter().copied().collect();
-                c.id = format!("{}:{rest}", names.join("+"));
+            let (prefix, rest) = c.id.split_once(':').unwrap_or(("", c.id.as_str()));
+            let names: Vec<&str> = sig.iter().copied().collect();
+            let names = names.join("+");
+            if !sig.is_empty() && names != prefix {
+                c.id = format!("{names}:{rest}");
             }
             Some(c)
         })
@@ -1709,7 +1764,8 @@ mod tests {
                 "h)/ 2024 {\"url\": \"http://h/\", \"status\": \"301\", \"redirect\": \"https://h/\"}\n\
                  h)/ 2024 {\"url\": \"https://h/\", \"status\": \"200\", \"digest\": \"D\"}\n\
                  h)/?a={x} 2024 {\"url\": \"https://h/?a={x}\", \"status\": \"500\"}\n",
-                &["digest+redirect:http://h/ http://h/ https://h/"],
+                // The digest group is one URL: only the redirect joins the two.
+                &["redirect:http://h/ http://h/ https://h/"],
                 0,
                 1,
             ),
