@@ -81,7 +81,7 @@ pub struct Chatter {
 /// Worker threads, for the subcommands that work in parallel.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct Threads {
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; at most 1024).
     #[arg(long, value_parser = at_least(1))]
     pub threads: Option<usize>,
 }
@@ -105,6 +105,16 @@ fn open_share(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("{s} is not a share strictly between 0 and 1"))
+    }
+}
+
+/// A held-out share in [0, 1) (`--holdout`): 0 turns it off, 1 would leave nothing to learn on.
+fn holdout_share(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not 0 (off) nor a share below 1"))
     }
 }
 
@@ -192,7 +202,7 @@ pub struct SiteFlags {
 pub struct ValidateFlags {
     /// Validate on this held-out share of the input (learning on the rest); 0 validates every
     /// candidate on the whole input.
-    #[arg(long, default_value_t = 0.0, value_parser = share)]
+    #[arg(long, default_value_t = 0.0, value_parser = holdout_share)]
     pub holdout: f64,
     /// How the held-out share is split off: `url`, `cluster` or `host`.
     #[arg(long, default_value = "url", value_parser = splits())]
@@ -703,8 +713,9 @@ pub struct EvaluateArgs {
     /// Share of the data held out for testing.
     #[arg(long, default_value_t = 0.2, value_parser = open_share)]
     pub test_fraction: f64,
-    /// K-fold cross-validation instead of one split (for small data).
-    #[arg(long, value_parser = at_least(2))]
+    /// K-fold cross-validation instead of one split (for small data; 2 to 100 folds, and no
+    /// more than the input's clusters).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=100))]
     pub folds: Option<usize>,
     /// Split seed.
     #[arg(long, default_value_t = 1)]
@@ -762,7 +773,10 @@ pub fn run() -> i32 {
     };
     let (chatter, threads) = cli.command.run_flags();
     crate::cmd::set_quiet(chatter.quiet);
-    self::threads(threads);
+    if let Err(e) = self::threads(threads) {
+        eprintln!("dedust: error: {e}");
+        return 1;
+    }
     let started = std::time::Instant::now();
     let res = match cli.command {
         Command::Learn(a) => crate::cmd::learn::run(a),
@@ -791,6 +805,10 @@ pub fn run() -> i32 {
                 .and_then(|_| print_all(&out))
         }
     };
+    // Damaged gzip inputs were read up to the damage; every command says so alike.
+    for note in dedust::take_damage() {
+        eprintln!("dedust: warning: {note}");
+    }
     if chatter.verbose {
         eprintln!(
             "dedust: took {:.2}s{}",
@@ -833,11 +851,22 @@ fn error_text(e: &anyhow::Error) -> String {
     out
 }
 
-/// Set the rayon pool size once.
-pub fn threads(n: Option<usize>) {
-    if let Some(n) = n {
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
+/// Most worker threads `--threads` takes.
+pub const MAX_THREADS: usize = 1024;
+
+/// Set the rayon pool size once; an error when more than [`MAX_THREADS`] are asked for or the
+/// threads cannot be started (a process or memory limit), rather than a panic at the first
+/// parallel step.
+pub fn threads(n: Option<usize>) -> Result<(), String> {
+    let Some(n) = n else { return Ok(()) };
+    if n > MAX_THREADS {
+        return Err(format!(
+            "--threads {n}: at most {MAX_THREADS} worker threads (this machine has {})",
+            std::thread::available_parallelism().map_or(1, |p| p.get())
+        ));
     }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n.max(1))
+        .build_global()
+        .map_err(|e| format!("cannot start {n} worker threads ({e}); try a smaller --threads"))
 }

@@ -346,18 +346,49 @@ fn str_range<'a>(list: &'a Bound<'_, PyList>, lo: usize, hi: usize) -> PyResult<
 }
 
 /// `(cluster, url)` rows from what Python gives `learn`: a mapping `{cluster: [urls]}`, or an
-/// iterable of `(cluster, url)` pairs (cluster ids are read with `str()`).
+/// iterable of `(cluster, url)` pairs. Read as the cluster-file readers read a row: ids with
+/// `str()`, ids and URLs trimmed; an empty id is a `ValueError`, a mapping's value that is a
+/// string (not a list of URLs) a `TypeError`, no rows at all a `ValueError`.
 fn rows_of(clusters: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let mut rows = Vec::new();
+    let mut push = |id: String, url: String| -> PyResult<()> {
+        let id = id.trim();
+        if id.is_empty() {
+            return Err(PyValueError::new_err(format!(
+                "learn: an empty cluster id (for {url:?})"
+            )));
+        }
+        rows.push((id.to_string(), url.trim().to_string()));
+        Ok(())
+    };
     if let Ok(d) = clusters.cast::<PyDict>() {
         for (k, v) in d.iter() {
             let id = k.str()?.to_string();
+            if v.is_instance_of::<PyString>() || v.is_instance_of::<pyo3::types::PyBytes>() {
+                return Err(PyTypeError::new_err(format!(
+                    "learn: cluster {id:?} maps to a string; give a list of URLs"
+                )));
+            }
             for u in v.try_iter()? {
-                rows.push((id.clone(), u?.extract::<String>()?));
+                push(id.clone(), u?.extract::<String>()?)?;
             }
         }
-        return Ok(rows);
+    } else {
+        rows_of_pairs(clusters, &mut push)?;
     }
+    if rows.is_empty() {
+        return Err(PyValueError::new_err(
+            "learn: no clusters given (empty input)",
+        ));
+    }
+    Ok(rows)
+}
+
+/// The `(cluster, url)` pairs of an iterable, each handed to `push`.
+fn rows_of_pairs(
+    clusters: &Bound<'_, PyAny>,
+    push: &mut dyn FnMut(String, String) -> PyResult<()>,
+) -> PyResult<()> {
     for item in clusters.try_iter()? {
         let item = item?;
         let (id, url): (Bound<'_, PyAny>, String) = item.extract().map_err(|_| {
@@ -367,9 +398,9 @@ fn rows_of(clusters: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
                     .map_or_else(|_| "?".to_string(), |r| r.to_string())
             ))
         })?;
-        rows.push((id.str()?.to_string(), url));
+        push(id.str()?.to_string(), url)?;
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// Learn a rule file from duplicate clusters, as `dedust learn` does; returns the rule file

@@ -173,10 +173,21 @@ def test_learn_rejects_bad_input():
         dedust.learn([], min_support=0)
     with pytest.raises(ValueError, match="priors need validation"):
         dedust.learn([], validate=False, priors=True)
-    # Nothing to learn from: no rule but the priors (kept while no data refutes them), not an
-    # error; without the priors an empty rule file.
-    assert json.loads(dedust.learn([], priors=False))["rules"] == []
-    priors = json.loads(dedust.learn([]))["rules"]
+    # Nothing to learn from is an error, as for the CLI.
+    for empty in ([], {}, {"c": []}):
+        with pytest.raises(ValueError, match="empty input"):
+            dedust.learn(empty)
+    # A mapping's value is a list of URLs, never a string read letter by letter.
+    with pytest.raises(TypeError, match="list of URLs"):
+        dedust.learn({"c": "https://h.org/a"})
+    with pytest.raises(ValueError, match="empty cluster id"):
+        dedust.learn([(" ", "https://h.org/a")])
+    # Ids and URLs are trimmed as the TSV reader trims them: `c` and `c ` are one cluster.
+    pairs = [("c", "https://h.org/a?sid=1"), ("c ", " https://h.org/a?sid=2")]
+    tsv = [("c", "https://h.org/a?sid=1"), ("c", "https://h.org/a?sid=2")]
+    assert json.loads(dedust.learn(pairs))["rules"] == json.loads(dedust.learn(tsv))["rules"]
+    # The priors alone on a little data (kept while no data refutes them).
+    priors = json.loads(dedust.learn([("c", "https://h.org/a")]))["rules"]
     assert priors and all(r["scope"] == "*" for r in priors)
     assert {r["kind"] for r in priors} == {"convention", "drop"}
 

@@ -51,6 +51,12 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<i32> {
             vec![],
         )
     } else if let Some(k) = a.folds {
+        if k > clusters.len() {
+            anyhow::bail!(
+                "--folds {k}: the input holds {} clusters; each fold needs some to test on",
+                clusters.len()
+            );
+        }
         let bars = super::Bars::new();
         let ex = dedust::cross_validate_with(&clusters, &cfg, a.split, k, a.seed, &|i, s, d, t| {
             bars.at(

@@ -1,8 +1,9 @@
 //! Bounded reading of crawl files: transparent gzip, capped lines.
 //!
 //! In: a path (`-` for stdin) or any [`BufRead`]. Out: a reader that undoes gzip (by magic
-//! bytes, never by file name) and skips a UTF-8 byte order mark ([`open`]); lines of at most a
-//! given length ([`read_line_capped`]: a longer line is read past in chunks, never held whole).
+//! bytes, never by file name, read up to any damage) and skips a UTF-8 byte order mark
+//! ([`open`]); lines of at most a given length ([`read_line_capped`]: a longer line is read
+//! past in chunks, never held whole).
 
 use dedust_core::{Error, Result};
 use std::io::{BufRead, BufReader, Read};
@@ -40,7 +41,8 @@ impl Read for Counted {
 }
 
 /// Open a path (or `-`) with transparent gzip; a leading UTF-8 byte order mark is skipped.
-/// What is read from a file is counted in [`bytes_read`].
+/// What is read from a file is counted in [`bytes_read`]. Damaged gzip data ends the stream
+/// where the decodable lines end, noted for [`crate::take_damage`] ([`crate::Tolerant`]).
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     let io = |e| Error::Io {
         path: path.to_string(),
@@ -56,7 +58,7 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     let mut r: Box<dyn BufRead + Send> = if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
         Box::new(BufReader::with_capacity(
             1 << 16,
-            flate2::read::MultiGzDecoder::new(br),
+            crate::gzip::Tolerant::new(br, path),
         ))
     } else {
         Box::new(br)

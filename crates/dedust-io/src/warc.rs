@@ -73,7 +73,8 @@ pub struct Record {
 /// Frame the WARC records of `r` (`name` in messages): `each` gets every well-framed record
 /// (and may return a skip message), `skip` every problem. Records whose block is over
 /// `max_block` bytes are streamed past and skipped; of the others, the first `keep` bytes are
-/// held and the rest hashed. A version line out of step resumes at the next `WARC/` line; a
+/// held and the rest hashed. A version line out of step, or a `Content-Length` that is no
+/// number of bytes (`-1`, hex, too many digits), resumes at the next `WARC/` line (one skip); a
 /// header line over [`MAX_HEADER_LINE`], a header block over [`MAX_WARC_HEADER`], a truncated
 /// block or an I/O error (a gzip member cut short) end the reading. Nothing is allocated from a
 /// `Content-Length` before its bytes are read.
@@ -92,6 +93,9 @@ pub fn each_record(
     let mut r = Counted { inner: r, pos: 0 };
     let mut record = 0usize;
     let mut buf = Vec::new();
+    // The last record's framing was unreadable (its skip already counted): the resync that
+    // follows is part of that skip, not another one.
+    let mut lost = false;
     // One header line; `None` at the end; a message when reading must stop.
     let line = |r: &mut Counted<_>, buf: &mut Vec<u8>| -> Result<Option<String>, String> {
         match read_line_capped(r, buf, MAX_HEADER_LINE) {
@@ -127,6 +131,7 @@ pub fn each_record(
             let at = r.pos;
             loop {
                 match read_line_capped(&mut r, &mut buf, MAX_HEADER_LINE) {
+                    Ok(Line::End) if lost => return,
                     Ok(Line::End) => {
                         return skip(format!(
                             "{origin}: expected a WARC/ version line at byte {at}, none follows"
@@ -137,13 +142,16 @@ pub fn each_record(
                     Err(e) => return skip(format!("{origin}: read error ({e}); stopped")),
                 }
             }
-            skip(format!(
-                "{origin}: expected a WARC/ version line at byte {at}; resumed at byte {}",
-                r.pos
-            ));
+            if !lost {
+                skip(format!(
+                    "{origin}: expected a WARC/ version line at byte {at}; resumed at byte {}",
+                    r.pos
+                ));
+            }
             origin = format!("{name}#{record}@{}", r.pos);
             here = origin.clone();
         }
+        lost = false;
         let mut fields: Headers = Vec::new();
         let mut size = 0usize;
         loop {
@@ -165,7 +173,15 @@ pub fn each_record(
             }
         }
         let Some(len) = field(&fields, "Content-Length").and_then(|v| v.parse::<u64>().ok()) else {
-            return skip(format!("{here}: no valid Content-Length; stopped"));
+            // `-1`, hex, 24 digits or none: the block cannot be framed; the next `WARC/` line
+            // starts the next record.
+            let v = field(&fields, "Content-Length").unwrap_or("none");
+            skip(format!(
+                "{here}: no valid Content-Length ({:?}); resumed at the next record",
+                v.chars().take(40).collect::<String>()
+            ));
+            lost = true;
+            continue;
         };
         if len > max_block {
             // Streamed past, never buffered. A read error (a cut gzip stream) is a truncated

@@ -781,17 +781,38 @@ mod tests {
                 1,
                 0,
             ),
-            // A record before one without Content-Length is read; there the reading stops (where
-            // the block ends is unknown).
+            // A record without a Content-Length (or with `-1`, hex, 24 digits) is one skip; the
+            // reading resumes at the next `WARC/` line, and the records around it are read.
             (
                 &format!(
                     "{}WARC/1.0\r\nWARC-Type: response\r\n\r\njunk\r\n\r\n{}",
                     rec("response", "http://h.org/y", "", "HTTP/1.1 301 Moved\r\nLocation: /z\r\n\r\n"),
                     rec("response", "http://h.org/w", "", "HTTP/1.1 301 Moved\r\nLocation: /v\r\n\r\n")
                 ),
-                &[("redirect:http://h.org/y", "http://h.org/y"), ("redirect:http://h.org/y", "http://h.org/z")],
+                &[
+                    ("redirect:http://h.org/y", "http://h.org/y"),
+                    ("redirect:http://h.org/y", "http://h.org/z"),
+                    ("redirect:http://h.org/w", "http://h.org/w"),
+                    ("redirect:http://h.org/w", "http://h.org/v"),
+                ],
                 0,
                 1,
+            ),
+            (
+                &format!(
+                    "{}WARC/1.0\r\nContent-Length: -1\r\n\r\nWARC/1.0 junk\r\n\r\nWARC/1.0\r\nContent-Length: 0x10\r\n\r\n\
+                     WARC/1.0\r\nContent-Length: 123456789012345678901234\r\n\r\njunk\r\n{}",
+                    rec("response", "http://h.org/y", "", "HTTP/1.1 301 Moved\r\nLocation: /z\r\n\r\n"),
+                    rec("response", "http://h.org/w", "", "HTTP/1.1 301 Moved\r\nLocation: /v\r\n\r\n")
+                ),
+                &[
+                    ("redirect:http://h.org/y", "http://h.org/y"),
+                    ("redirect:http://h.org/y", "http://h.org/z"),
+                    ("redirect:http://h.org/w", "http://h.org/w"),
+                    ("redirect:http://h.org/w", "http://h.org/v"),
+                ],
+                0,
+                4,
             ),
         ];
         for (data, want, nf, ns) in cases {
