@@ -703,3 +703,108 @@ fn priors_fold_scheme_www_and_slash_on_hosts_never_seen() {
         stderr(&o)
     );
 }
+
+/// Slug aliases: shops whose product pages are `/<slug>/dp/<code>` and `/dp/<code>` (or
+/// `/itm/<slug>/<id>` and `/itm/<id>`), slugs of 3 to 9 words and codes of every letter-digit
+/// order. A slug is one unit and a code one capture, so one cross-host rule per anchor (`dp`,
+/// `itm`) covers hosts, titles and codes never seen; the same slug drop without a literal
+/// anchor (`/<slug>/<id>` ≡ `/<id>`) stays on the hosts that showed it.
+#[test]
+fn slug_aliases_pool_over_word_counts_and_need_an_anchor_across_hosts() {
+    let words = [
+        "red", "blue", "running", "shoes", "for", "men", "women", "kids", "best", "cheap",
+        "leather", "boots", "trail", "winter",
+    ];
+    let mut x = 0x2545_f491_u64;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut shops = String::from("cluster\turl\n");
+    let mut bare = String::from("cluster\turl\n");
+    for site in 0..8 {
+        for k in 0..14 {
+            let n = 3 + next(7);
+            let slug: Vec<&str> = (0..n).map(|_| words[next(14) as usize]).collect();
+            let slug = slug.join("-");
+            let code: String = (0..8)
+                .map(|j| {
+                    let d = next(36) as u8;
+                    // One letter and one digit at least, in varying places.
+                    match (j, d) {
+                        (0, _) => b'A' + d % 26,
+                        (1, _) => b'0' + d % 10,
+                        (_, d) if d < 10 => b'0' + d,
+                        (_, d) => b'A' + d - 10,
+                    }
+                })
+                .map(char::from)
+                .collect();
+            let id = 100_000 + next(900_000);
+            let h = format!("https://shop{site}.example");
+            if site % 2 == 0 {
+                shops +=
+                    &format!("s{site}p{k}\t{h}/{slug}/dp/B0{code}\ns{site}p{k}\t{h}/dp/B0{code}\n");
+            } else {
+                shops += &format!("s{site}p{k}\t{h}/itm/{slug}/{id}\ns{site}p{k}\t{h}/itm/{id}\n");
+            }
+            let h = format!("https://news{site}.example");
+            bare += &format!("n{site}p{k}\t{h}/{slug}/{id}\nn{site}p{k}\t{h}/{id}\n");
+        }
+    }
+    let t = TempDir::new("learn-slugs");
+    let (shops, bare) = (
+        t.write("shops.tsv", shops.as_bytes()),
+        t.write("bare.tsv", bare.as_bytes()),
+    );
+    let rules = t.path("shops.json");
+    let o = dedust(&["learn", &shops, "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = normalize_with(
+        &rules,
+        &[
+            "https://unseen.example/a-b-c-d-e-f-g-h-i-j-k/dp/B0Z9Y8X7W6",
+            "https://unseen.example/itm/three-word-title/123456789",
+            "https://unseen.example/a-b-c/other/B0Z9Y8X7W6",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "https://unseen.example/dp/B0Z9Y8X7W6",
+            "https://unseen.example/itm/123456789",
+            "https://unseen.example/a-b-c/other/B0Z9Y8X7W6",
+        ]
+    );
+    let file = std::fs::read_to_string(&rules).unwrap();
+    let n = serde_json::from_str::<serde_json::Value>(&file).unwrap()["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["pattern"].as_str().unwrap().contains("/dp/"))
+        .count();
+    assert_eq!(
+        n, 1,
+        "one rule for every slug length and code shape: {file}"
+    );
+    // No anchor: each host keeps its own rule, and a host never seen is left alone.
+    let rules = t.path("bare.json");
+    let o = dedust(&["learn", &bare, "-o", &rules], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = normalize_with(
+        &rules,
+        &[
+            "https://news3.example/a-b-c-d/55555",
+            "https://unseen.example/a-b-c-d/55555",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "https://news3.example/55555",
+            "https://unseen.example/a-b-c-d/55555"
+        ]
+    );
+}

@@ -270,6 +270,14 @@ impl<'a> Units<'a> {
 
 /// Shape signature of a value-like segment: token kinds with punctuation kept.
 fn shape(seg: &str) -> String {
+    if is_slug(seg) {
+        // One unit, whatever its word count: `/<slug>/dp/<id>` pairs of every title pool.
+        return SLUG_SHAPE.to_string();
+    }
+    if is_code(seg) {
+        // One unit, whatever its letters and digits: `B07XJ8C8F5` and `B0C1Z2QW9R` pool.
+        return CODE_SHAPE.to_string();
+    }
     let mut s = String::with_capacity(seg.len());
     crate::tokenize::path_tokens(seg, |kind, text| match kind {
         crate::TokenKind::Word => s.push('A'),
@@ -277,6 +285,38 @@ fn shape(seg: &str) -> String {
         _ => s.push_str(text),
     });
     s
+}
+
+/// The shape of every slug ([`is_slug`]): no other shape holds an `S` (words are `A`).
+const SLUG_SHAPE: &str = "S";
+
+/// The shape of every product code ([`is_code`]).
+const CODE_SHAPE: &str = "C";
+
+/// Whether a path segment is a product code: ASCII letters and digits only, both present, at
+/// least 6 of them (`B07XJ8C8F5`, `9780262033848X`; not `t123`, `page2`, `123456`).
+fn is_code(seg: &str) -> bool {
+    seg.len() >= 6
+        && seg.bytes().all(|b| b.is_ascii_alphanumeric())
+        && seg.bytes().any(|b| b.is_ascii_digit())
+        && seg.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Whether a path segment is a slug: parts of letters, digits and percent escapes joined by
+/// `-` or `_` alone, at least three parts, at least two of them not all digits
+/// (`best-running-shoes-2024`, `caf%C3%A9-au-lait`; not `t-123`, `f-12.html`, `B07XJ8C8F5`,
+/// `2024-05-01`).
+fn is_slug(seg: &str) -> bool {
+    let mut parts = 0;
+    let mut words = 0;
+    for p in seg.split(['-', '_']) {
+        if p.is_empty() || !p.chars().all(|c| c.is_alphanumeric() || c == '%') {
+            return false;
+        }
+        parts += 1;
+        words += usize::from(!p.bytes().all(|b| b.is_ascii_digit()));
+    }
+    parts >= 3 && words >= 2
 }
 
 fn seg_tokens(seg: &str) -> Vec<(crate::TokenKind, String)> {
@@ -1152,6 +1192,14 @@ fn seg_pieces(values: &[&str], copied: bool) -> Vec<Piece> {
         } else {
             vec![Piece::Lit(first.to_string())]
         };
+    }
+    // Slugs and codes are one unit: a capture of any slug, not of this many words; of any
+    // code, not of this order of letters and digits.
+    if values.iter().all(|v| is_slug(v)) {
+        return vec![Piece::Cap(CapType::Any)];
+    }
+    if values.iter().all(|v| is_code(v)) {
+        return vec![Piece::Cap(CapType::Alnum)];
     }
     // Same shape in the group: token by token.
     let toks: Vec<Vec<(crate::TokenKind, String)>> = values.iter().map(|v| seg_tokens(v)).collect();
@@ -2143,6 +2191,54 @@ pub fn candidates_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slugs_table() {
+        for (seg, want) in [
+            ("best-running-shoes-2024", true),
+            ("caf%C3%A9-au-lait", true),
+            ("a_b_c", true),
+            ("top-10-shoes", true),
+            ("t-123", false),
+            ("f-12.html", false),
+            ("a-b", false),
+            ("B07XJ8C8F5", false),
+            ("2024-05-01", false),
+            ("10-20-shoes", false),
+            ("a--b-c", false),
+            ("showthread.php", false),
+        ] {
+            assert_eq!(is_slug(seg), want, "{seg}");
+        }
+        // Every slug has one shape, whatever its word count; other shapes keep their tokens.
+        assert_eq!(shape("a-b-c"), shape("best-running-shoes-for-men"));
+        assert_ne!(shape("t-123"), shape("t-123-x"));
+        for (seg, want) in [
+            ("B07XJ8C8F5", true),
+            ("9780262033848X", true),
+            ("t123", false),
+            ("page22", true),
+            ("123456", false),
+            ("abcdef", false),
+            ("ab-12cd", false),
+        ] {
+            assert_eq!(is_code(seg), want, "{seg}");
+        }
+        assert_eq!(shape("B07XJ8C8F5"), shape("B0C1Z2QW9R"));
+        assert_eq!(
+            seg_pieces(&["B07XJ8C8F5", "B0C1Z2QW9R"], true),
+            vec![Piece::Cap(CapType::Alnum)]
+        );
+        // Slugs of any word count are one capture.
+        assert_eq!(
+            seg_pieces(&["a-b-c", "d-e-f"], false),
+            vec![Piece::Cap(CapType::Any)]
+        );
+        assert_eq!(
+            seg_pieces(&["t-1", "t-2"], false),
+            vec![Piece::Lit("t-".into()), Piece::Cap(CapType::Int)]
+        );
+    }
 
     /// No site speaks for another: copiers on another tenant of a shared domain (whatever the
     /// Public Suffix List says) or under another path tenant get no rule moving the victim's
