@@ -489,8 +489,8 @@ mod tests {
                 1,
                 1,
             ),
-            // A Content-Length 10 bytes short: that record is dropped, reading resumes at the
-            // next version line (one skip for the record, one for the resync).
+            // A Content-Length 5 bytes short: that record is dropped, reading resumes at the
+            // next version line (one skip: the resync is the record's).
             (
                 "short length mid-file",
                 [
@@ -505,7 +505,7 @@ mod tests {
                 .concat()
                 .into_bytes(),
                 3,
-                2,
+                1,
             ),
             (
                 "garbage between records",

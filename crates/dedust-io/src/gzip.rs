@@ -4,8 +4,9 @@
 //!
 //! In: a gzip stream ([`Tolerant::new`], what [`crate::open`] wraps every gzip file in). Out:
 //! its decompressed bytes; when the stream is damaged, those up to the last newline before the
-//! damage (a line cut in the middle is no record: it is dropped, and counted in the note), then
-//! the end. Each damage is noted once, in this process, for [`take_damage`]: the file, how many
+//! damage (a line cut in the middle is no record: it is dropped, and counted in the note; inside
+//! a corrupt deflate stream up to [`STEP`] bytes before the corruption go with it), then the
+//! end. Each damage is noted once, in this process, for [`take_damage`]: the file, how many
 //! decompressed bytes were kept, and the decoder's reason. Invariants: an undamaged stream reads
 //! byte for byte as `flate2`'s `MultiGzDecoder` reads it; an I/O error of the file itself (not
 //! of its gzip content) is still an error. Held back: at most the bytes after the last newline
@@ -20,6 +21,11 @@ use std::sync::Mutex;
 
 /// Most bytes held back while waiting for a line's end.
 pub const MAX_HELD: usize = 1 << 20;
+
+/// Bytes decoded per step. A step that meets corrupt data yields nothing of what it decoded
+/// (the decoder reports the error instead), so up to this many bytes before a corruption are
+/// lost with it; a cut stream or bytes after the last member lose nothing.
+const STEP: usize = 1 << 13;
 
 /// Damage notes not yet taken, in order.
 static DAMAGE: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -89,12 +95,16 @@ impl<R: BufRead> Tolerant<R> {
         self.line = self.line.saturating_sub(self.at);
         self.at = 0;
         let start = self.held.len();
-        self.held.resize(start + (1 << 16), 0);
+        // Small steps: a call that meets corrupt data returns none of what it decoded.
+        self.held.resize(start + STEP, 0);
         match d.read(&mut self.held[start..]) {
             Ok(n) => {
                 self.held.truncate(start + n);
                 if let Some(k) = self.held[start..].iter().rposition(|&b| b == b'\n') {
                     self.line = start + k + 1;
+                } else if self.held.len() > MAX_HELD {
+                    // No line end in sight: pass the run on whole (binary WARC blocks).
+                    self.line = self.held.len();
                 }
                 if n == 0 {
                     self.inner = None;
@@ -216,6 +226,13 @@ mod tests {
             assert_eq!(got, want, "{name}");
             assert_eq!(notes.len(), usize::from(damaged), "{name}: {notes:?}");
         }
+        // A byte flipped inside the deflate data: one note, and only whole lines before it.
+        let mut flipped = big.clone();
+        let m = big.len() / 2;
+        flipped[m] ^= 0x5a;
+        let (got, notes) = read_all(flipped, "flipped");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(got.is_empty() || got.ends_with(b"\n"));
         // Cut inside a long stream: whole lines only, and the dropped part counted.
         let (got, notes) = read_all(big[..big.len() / 2].to_vec(), "cut-deflate");
         assert!(!got.is_empty() && got.len() < lines.len());

@@ -20,6 +20,10 @@ pub const MAX_HEADER_LINE: u64 = 64 << 10;
 /// Longest WARC header block (all its lines); a longer one ends the file's reading, counted.
 pub const MAX_WARC_HEADER: usize = 1 << 20;
 
+/// Largest `Content-Length` taken as one (1 TiB); a larger one is no length (the reading
+/// resumes at the next `WARC/` line), not a block to stream to the end of the file.
+pub const MAX_CONTENT_LENGTH: u64 = 1 << 40;
+
 /// Largest HTTP payload once chunked and gzip/deflate codings are undone (a larger one, such as
 /// a compression bomb, is skipped and counted).
 pub const MAX_DECODED: u64 = 64 << 20;
@@ -172,7 +176,10 @@ pub fn each_record(
                 }
             }
         }
-        let Some(len) = field(&fields, "Content-Length").and_then(|v| v.parse::<u64>().ok()) else {
+        let len = field(&fields, "Content-Length")
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|&l| l <= MAX_CONTENT_LENGTH);
+        let Some(len) = len else {
             // `-1`, hex, 24 digits or none: the block cannot be framed; the next `WARC/` line
             // starts the next record.
             let v = field(&fields, "Content-Length").unwrap_or("none");
@@ -235,6 +242,8 @@ pub fn each_record(
                 "{origin}: Content-Length {len} does not end at the record's end (byte {})",
                 r.pos
             ));
+            // The resync that follows is this skip's, not another one.
+            lost = true;
             continue;
         }
         let rec = Record {

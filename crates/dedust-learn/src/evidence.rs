@@ -35,7 +35,8 @@
 //! `min(noise, spread / SPREAD_MARGIN)`. A rule's unknown merges pass when the median of their
 //! differences, each over its site's limit, is at most 1, over at least [`MIN_UNKNOWN`] merges
 //! (grouped by host; a host with fewer joins the rest of the rule's hosts); those that fail count
-//! as false positives. Record length never makes one pair *same* on its own. Robots.txt, feeds,
+//! as false positives. Record length never makes one pair *same* on its own (only a cohort of
+//! many URLs of one template, below). Robots.txt, feeds,
 //! revisit records (whose length is that of a header) and captures without a length stay out of
 //! the statistics.
 //!
@@ -331,28 +332,29 @@ pub(crate) struct Band {
 /// # Complexity
 /// `O(n log n)` for `n` captures (grouped by sorting).
 pub(crate) fn bands(captures: &[Capture], tol: impl Fn(u64) -> Option<f64>) -> Vec<Band> {
-    // (site, template, URL, rank, length, host), each URL's first capture kept.
-    let mut rows: Vec<(u64, u64, u64, usize, u32, u64)> = captures
+    // (site, host, template, URL, rank, length), each URL's first capture kept. The host is
+    // part of the key, so two hosts whose templates' hashes collide never share a band.
+    let mut rows: Vec<(u64, u64, u64, u64, usize, u32)> = captures
         .iter()
         .enumerate()
         .filter(|(_, c)| c.len > 0 && c.class == b'h')
-        .map(|(k, c)| (c.site, c.template, c.url, k, c.len, c.host))
+        .map(|(k, c)| (c.site, c.host, c.template, c.url, k, c.len))
         .collect();
     rows.sort_unstable();
-    rows.dedup_by_key(|r| (r.0, r.1, r.2));
+    rows.dedup_by_key(|r| (r.0, r.1, r.2, r.3));
     let mut out = Vec::new();
-    for group in rows.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+    for group in rows.chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2)) {
         if group.len() < BAND_MIN_URLS {
             continue;
         }
         let Some(t) = tol(group[0].0) else { continue };
-        let mut lens: Vec<u32> = group.iter().map(|r| r.4).collect();
+        let mut lens: Vec<u32> = group.iter().map(|r| r.5).collect();
         lens.sort_unstable();
         let median = lens[(lens.len() - 1) / 2];
         let mut urls: Vec<(usize, u64)> = group
             .iter()
-            .filter(|r| rel_diff(r.4, median) <= t)
-            .map(|r| (r.3, r.2))
+            .filter(|r| rel_diff(r.5, median) <= t)
+            .map(|r| (r.4, r.3))
             .collect();
         if (urls.len() as f64) < BAND_SHARE * group.len() as f64 {
             continue;
@@ -360,8 +362,8 @@ pub(crate) fn bands(captures: &[Capture], tol: impl Fn(u64) -> Option<f64>) -> V
         urls.sort_unstable();
         out.push(Band {
             site: group[0].0,
-            host: group[0].5,
-            template: group[0].1,
+            host: group[0].1,
+            template: group[0].2,
             median,
             urls: urls.into_iter().map(|(_, u)| u).collect(),
         });
@@ -371,7 +373,8 @@ pub(crate) fn bands(captures: &[Capture], tol: impl Fn(u64) -> Option<f64>) -> V
 
 /// Length cohorts: the pages of a site that look like one page served under many URLs (a
 /// login wall, an error page, an empty listing), found from record lengths alone. The
-/// [`Band`]s of each host at its site's limit ([`SiteStats::limit`]), pooled when their medians
+/// [`Band`]s of each host at its site's limit ([`SiteStats::limit`]; a site without a spread of
+/// its own has none, and the tolerance never exceeds [`NOISE_FLOOR`]), pooled when their medians
 /// lie within the limit of the first one's (one wall behind several scripts; never across hosts,
 /// so one tenant of a shared domain cannot join another's pages); a pool of at least
 /// [`COHORT_MIN_URLS`] URLs is a cohort. Each cohort: its URL hashes, in order of first
@@ -382,7 +385,14 @@ pub(crate) fn bands(captures: &[Capture], tol: impl Fn(u64) -> Option<f64>) -> V
 /// # Complexity
 /// `O(n log n)` for `n` captures.
 pub(crate) fn cohorts(captures: &[Capture], st: &Stats) -> Vec<Vec<u64>> {
-    let limit = |site: u64| st.get(&site).and_then(|s| s.limit);
+    // The site's own limit (not the input's spread, which other sites set), never above the
+    // noise floor (a site's noise is its own to inflate; its cohorts' width is not).
+    let limit = |site: u64| {
+        st.get(&site)
+            .filter(|s| s.different_pairs >= MIN_SPREAD_PAIRS)
+            .and_then(|s| s.limit)
+            .map(|l| l.min(NOISE_FLOOR))
+    };
     let mut bands = bands(captures, limit);
     bands.sort_by_key(|b| (b.site, b.host, b.median, b.template));
     let mut out = Vec::new();

@@ -1110,10 +1110,16 @@ pub fn read_clusters_from(
                     continue;
                 }
                 if open {
+                    // Every line the open quote took is lost: each one counts.
+                    let lines = lineno - pending_line + 1;
                     rep.bad(
                         pending_line,
-                        format!("quoted field not closed within {CSV_FIELD_LINES} lines"),
+                        format!(
+                            "quoted field not closed within {CSV_FIELD_LINES} lines \
+                             ({lines} lines skipped)"
+                        ),
                     );
+                    rep.skipped += lines - 1;
                     pending.clear();
                     continue;
                 }
@@ -1366,10 +1372,13 @@ fn length_cohorts(
     cohorts
         .into_iter()
         .filter_map(|c| {
-            let urls: Vec<String> = c
+            let mut urls: Vec<String> = c
                 .iter()
                 .filter_map(|h| spelled.get(h).map(|u| u.to_string()))
                 .collect();
+            // A URL of another host under a colliding hash joins no cohort.
+            let host = crate::evidence::template_of(urls.first()?).0;
+            urls.retain(|u| crate::evidence::template_of(u).0 == host);
             let id = format!("length:{}", urls.first()?);
             Some(Cluster { id, urls })
         })
@@ -1649,6 +1658,16 @@ mod tests {
             ("a.tsv", b"cluster\turl\nx\thttp://h/1\nx\thttp://h/2\ny\thttp://h/3\n", 2, 3, 0, 0),
             ("a.tsv", b"id\tcluster\turl\n1\tx\thttp://h/1\n2\tx\tbad\n", 1, 1, 1, 0),
             ("a.csv", b"url,cluster\n\"http://h/1?a=1,2\",x\nhttp://h/2,x\n", 1, 2, 0, 0),
+            // A stray quote takes 8 lines with it, and each of them counts.
+            (
+                "a.csv",
+                b"url,cluster\n\"http://h/0,x\nhttp://h/1,x\nhttp://h/2,x\nhttp://h/3,x\nhttp://h/4,x\n\
+                  http://h/5,x\nhttp://h/6,x\nhttp://h/7,x\nhttp://h/8,x\nhttp://h/9,x\n",
+                1,
+                2,
+                8,
+                0,
+            ),
             (
                 "a.jsonl",
                 b"{\"cluster\":\"x\",\"url\":\"http://h/1\"}\n{\"digest\":\"y\",\"urls\":[\"http://h/2\",\"http://h/3\"]}\n{oops\n",

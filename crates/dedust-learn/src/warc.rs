@@ -801,7 +801,8 @@ mod tests {
             (
                 &format!(
                     "{}WARC/1.0\r\nContent-Length: -1\r\n\r\nWARC/1.0 junk\r\n\r\nWARC/1.0\r\nContent-Length: 0x10\r\n\r\n\
-                     WARC/1.0\r\nContent-Length: 123456789012345678901234\r\n\r\njunk\r\n{}",
+                     WARC/1.0\r\nContent-Length: 123456789012345678901234\r\n\r\njunk\r\n\
+                     WARC/1.0\r\nContent-Length: 99999999999999\r\n\r\njunk\r\n{}",
                     rec("response", "http://h.org/y", "", "HTTP/1.1 301 Moved\r\nLocation: /z\r\n\r\n"),
                     rec("response", "http://h.org/w", "", "HTTP/1.1 301 Moved\r\nLocation: /v\r\n\r\n")
                 ),
@@ -812,7 +813,7 @@ mod tests {
                     ("redirect:http://h.org/w", "http://h.org/v"),
                 ],
                 0,
-                4,
+                5,
             ),
         ];
         for (data, want, nf, ns) in cases {
