@@ -305,3 +305,76 @@ fn merge_pools_evidence_within_one_job_and_one_suffix_list() {
         "{err}"
     );
 }
+
+/// A CDXJ line: `url` captured with `json` (status, digest, redirect…).
+fn cdxj_line(url: &str, json: &str) -> String {
+    format!("x 20240101000000 {{\"url\": \"{url}\", \"mime\": \"text/html\", {json}}}\n")
+}
+
+/// An institution's two domain names: every page of the old name redirects to the same path
+/// on the new one. The old site's own redirects are its consent: `learn` writes the alias,
+/// scoped to the old site, with the count of declarations; nothing it learns touches a URL
+/// of the new site. The same pages reached by a third site's redirects teach nothing about
+/// the target (its paths differ), and pages of two sites sharing digests teach no alias.
+#[test]
+fn a_sites_own_redirects_to_another_site_are_its_consent() {
+    let t = TempDir::new("consent-learned");
+    let mut index = String::new();
+    for n in 0..12 {
+        index += &cdxj_line(
+            &format!("https://old.example/page/{n}"),
+            &format!(r#""status": "301", "redirect": "https://new.example/page/{n}""#),
+        );
+        index += &cdxj_line(
+            &format!("https://new.example/page/{n}"),
+            &format!(
+                r#""status": "200", "digest": "N{n}", "length": "{}""#,
+                5000 + 37 * n
+            ),
+        );
+        // A third site points at the new site's pages from other paths.
+        index += &cdxj_line(
+            &format!("https://other.example/go/{n}"),
+            &format!(r#""status": "302", "redirect": "https://new.example/page/{n}""#),
+        );
+        // Two sites serving one payload: equal content is no consent.
+        for host in ["copy.example", "orig.example"] {
+            index += &cdxj_line(
+                &format!("https://{host}/a/{n}"),
+                &format!(r#""status": "200", "digest": "C{n}", "length": "900""#),
+            );
+        }
+    }
+    let input = t.write("i.cdxj", index.as_bytes());
+    let out = t.path("r.json");
+    let o = dedust(&["learn", &input, "-o", &out], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = dedust::RuleFile::read(&out).unwrap();
+    let moves: Vec<&Rule> = file
+        .rules
+        .iter()
+        .filter(|r| dedust_core::site_move(r).is_some())
+        .collect();
+    assert_eq!(moves.len(), 1, "{:#?}", file.rules);
+    assert_eq!(moves[0].source.host, "old.example");
+    assert_eq!(moves[0].target, "https://new.example{/path}{?query}");
+    assert_eq!(moves[0].consent, Some(dedust::Consent::Declared(12)));
+    let got = normalize_with(
+        &out,
+        &[
+            "https://old.example/page/77",
+            "https://new.example/page/3",
+            "https://other.example/go/3",
+            "https://copy.example/a/3",
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            "https://new.example/page/77",
+            "https://new.example/page/3",
+            "https://other.example/go/3",
+            "https://copy.example/a/3",
+        ]
+    );
+}

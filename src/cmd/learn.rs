@@ -194,7 +194,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
     }
     if s.cross_site > 0 {
         eprintln!(
-            "learn: {} clusters span several registrable domains and were learned per site (equal content on two sites is no evidence that one is an alias of the other; --allow-cross-site learns such aliases)",
+            "learn: {} clusters span several registrable domains and were learned per site (equal content on two sites is no evidence that one is an alias of the other: a site's own redirects or canonicals to the other are, or --allow-cross-site)",
             s.cross_site
         );
     }

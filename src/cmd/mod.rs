@@ -280,7 +280,7 @@ pub fn read_clusters_counted(path: &str, format: dedust::InputFormat) -> anyhow:
     }
     if rep.format == Some(dedust::InputFormat::Cdxj) {
         info!(
-            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs, {} length cohorts ({} URLs of templates whose pages all have one length); {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} to another site)",
+            "{path}: web-archive index: {} captures in digest groups ({} of them revisits), {} redirect pairs, {} length cohorts ({} URLs of templates whose pages all have one length); {} left out (not 200 nor 3xx with a Location, robots.txt, revisits of no 200 capture; {} redirects to another site, kept only as that site's consent to an alias)",
             rep.records - rep.redirects,
             rep.revisits,
             rep.redirects,
@@ -292,7 +292,7 @@ pub fn read_clusters_counted(path: &str, format: dedust::InputFormat) -> anyhow:
     }
     if rep.format == Some(dedust::InputFormat::Warc) {
         info!(
-            "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 response nor a 3xx with a Location; {} to another site)",
+            "{path}: WARC: {} records; {} pages in digest groups, {} redirect pairs, {} declared canonicals; {} left out (not a 200 response nor a 3xx with a Location; {} redirects or canonicals to another site, kept only as that site's consent to an alias)",
             rep.lines,
             rep.records - rep.redirects - rep.canonicals,
             rep.redirects,

@@ -107,7 +107,9 @@ pub struct ReadReport {
     pub revisits: usize,
     /// Declared-canonical pairs read (WARC: a page and its `rel=canonical`).
     pub canonicals: usize,
-    /// Redirects and declared canonicals to another site, left out (counted in `filtered`).
+    /// Redirects and declared canonicals to another site (counted in `filtered`): no evidence
+    /// of equal content; each is kept as a pair that only its declaring URL's site consents
+    /// to ([`union_shared`], [`crate::rules`]), and learned from only as an alias of that site.
     pub cross_site: usize,
     /// Captures left out of every trust decision because their URL could be read as two
     /// hosts ([`dedust_core::trusted_host`]: a `\`, `@` or `%` in the authority, a non-ASCII
@@ -436,8 +438,9 @@ pub(crate) enum Declared {
     Pair(String),
     /// The target is the URL itself (a cookie check, a self-canonical): nothing.
     Itself,
-    /// The target is on another site: no evidence ([`same_site`]).
-    OtherSite,
+    /// The target (absolute) is on another site ([`same_site`]): no evidence of equal
+    /// content, only the declaring site's consent to be aliased there ([`consent_pair`]).
+    OtherSite(String),
     /// The target is no http(s) URL.
     NotUrl,
 }
@@ -477,7 +480,7 @@ pub(crate) fn declared(url: &str, target: &str) -> Declared {
         Err(a) => return Declared::Ambiguous(a),
     };
     if !same_site(&from, &to_host) {
-        Declared::OtherSite
+        Declared::OtherSite(to)
     } else if to == url {
         Declared::Itself
     } else {
@@ -827,7 +830,10 @@ fn index_capture(p: &mut Piece, n: usize, c: Capture) {
                 p.rep.records += 1;
                 p.rep.redirects += 1;
             }
-            Declared::OtherSite => {
+            Declared::OtherSite(to) => {
+                let id = format!("redirect:{}", c.url);
+                p.push(&id, &c.url);
+                p.push(&id, &to);
                 p.rep.filtered += 1;
                 p.rep.cross_site += 1;
             }
@@ -1415,7 +1421,10 @@ fn dedup_urls(urls: &mut Vec<String>) {
 /// through its per-site parts, so a URL of one site never links pages of another (a page of
 /// `evil.example` captured with the payloads of two `victim.example` pages does not make those
 /// pages one). A cluster none of whose parts is united with another is kept whole (a digest
-/// group spanning sites, which `learn` splits per site unless `--allow-cross-site`). The united
+/// group spanning sites, which `learn` splits per site unless `--allow-cross-site`). A redirect
+/// or canonical to another site links nothing on the target's site (each of its URLs there is
+/// a part of its own), and a pair of one declaring URL and its one target is kept whole even
+/// beside the target's own capture (the consent `learn` reads it as, [`crate::rules`]). The united
 /// cluster keeps the first id's text after its signal prefix, under all the signals joined
 /// (`digest+redirect:…`, see [`crate::rules::signals_of`]). Clusters given as such (TSV, JSON
 /// lines) are never united: they are the user's truth.
@@ -1431,15 +1440,35 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         }
         i
     }
-    // Per-site parts: (original cluster, its id, URLs), in order of first URL.
+    // Per-site parts: (original cluster, its id, URLs), in order of first URL. A redirect or
+    // canonical spanning sites is its declaring site's word only: its URLs on the other site
+    // are parts of one URL each, so it never links two pages there.
     let mut parts: Vec<(usize, String, Vec<String>)> = Vec::new();
     let mut parts_of: Vec<Vec<usize>> = Vec::with_capacity(clusters.len());
+    let mut consent: Vec<bool> = Vec::with_capacity(clusters.len());
+    // Declared clusters spanning sites: never kept whole unless a consent pair.
+    let mut scattered: Vec<bool> = Vec::with_capacity(clusters.len());
     for (i, c) in clusters.into_iter().enumerate() {
         let mut mine: Vec<usize> = Vec::new();
-        for urls in crate::rules::per_site(c.urls) {
-            parts.push((i, c.id.clone(), urls));
-            mine.push(parts.len() - 1);
+        let declarer = declared_only(&c.id);
+        let sites = crate::rules::per_site(c.urls);
+        let spans = sites.len() > 1;
+        for urls in sites {
+            match declarer {
+                Some(d) if spans && !urls.iter().any(|u| u == d) => {
+                    for u in urls {
+                        parts.push((i, c.id.clone(), vec![u]));
+                        mine.push(parts.len() - 1);
+                    }
+                }
+                _ => {
+                    parts.push((i, c.id.clone(), urls));
+                    mine.push(parts.len() - 1);
+                }
+            }
         }
+        consent.push(spans && declarer.is_some() && mine.len() == 2);
+        scattered.push(spans && declarer.is_some());
         parts_of.push(mine);
     }
     let mut parent: Vec<usize> = (0..parts.len()).collect();
@@ -1467,14 +1496,44 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
     for &r in &roots {
         size[r] += 1;
     }
+    // A cross-site pair a URL declared ({declarer, target}, [`declared_only`]) stays whole
+    // when each of its two parts' components holds no URL beyond the part, and no earlier
+    // pair claimed them: what else it meets there (the target's own capture, another site's
+    // redirect to the same target) adds nothing and is absorbed. Anything more (a target
+    // other pages share, a declarer with two targets) and the pair is split as any cluster.
+    let mut urls_in = vec![0usize; parts.len()];
+    {
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (k, (_, _, urls)) in parts.iter().enumerate() {
+            for u in urls {
+                if seen.insert(u.as_str()) {
+                    urls_in[roots[k]] += 1;
+                }
+            }
+        }
+    }
+    let mut claimed: HashMap<usize, usize> = HashMap::new();
+    for (i, mine) in parts_of.iter().enumerate() {
+        let keep = consent[i]
+            && mine.iter().all(|&k| {
+                urls_in[roots[k]] == parts[k].2.len() && !claimed.contains_key(&roots[k])
+            });
+        if keep {
+            claimed.extend(mine.iter().map(|&k| (roots[k], i)));
+        } else {
+            consent[i] = false;
+        }
+    }
     // Components, each at its first part; clusters kept whole where nothing united them.
     let mut out: Vec<Option<Cluster>> = Vec::new();
     let mut at: HashMap<usize, usize> = HashMap::new();
     let mut signals: Vec<std::collections::BTreeSet<&'static str>> = Vec::new();
+    // Whether a slot's id is already that of a part joining two URLs or more.
+    let mut named: Vec<bool> = Vec::new();
     let mut parts: Vec<Option<(usize, String, Vec<String>)>> =
         parts.into_iter().map(Some).collect();
-    for mine in &parts_of {
-        let whole = mine.iter().all(|&k| size[roots[k]] == 1);
+    for (i, mine) in parts_of.iter().enumerate() {
+        let whole = consent[i] || (!scattered[i] && mine.iter().all(|&k| size[roots[k]] == 1));
         if whole {
             let mut c: Option<Cluster> = None;
             for &k in mine {
@@ -1486,13 +1545,20 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
             }
             out.push(c);
             signals.push(Default::default());
+            named.push(true);
             continue;
         }
         for &k in mine {
             let r = roots[k];
+            if claimed.get(&r).is_some_and(|&j| j != i) {
+                // A URL a consent pair holds (its own capture, another redirect to it).
+                parts[k] = None;
+                continue;
+            }
             let slot = *at.entry(r).or_insert_with(|| {
                 out.push(None);
                 signals.push(Default::default());
+                named.push(false);
                 out.len() - 1
             });
             let (_, id, urls) = parts[k].take().expect("each part once");
@@ -1501,9 +1567,21 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
             if urls.len() >= 2 {
                 signals[slot].extend(crate::rules::signals_of(&id));
             }
+            // The id is the first part's of two URLs or more (a one-URL part, which joins
+            // nothing, names the cluster only when no part joins anything).
+            let joins = urls.len() >= 2;
             match &mut out[slot] {
-                Some(lead) => lead.urls.extend(urls),
-                None => out[slot] = Some(Cluster { id, urls }),
+                Some(lead) => {
+                    if joins && !named[slot] {
+                        lead.id = id;
+                        named[slot] = true;
+                    }
+                    lead.urls.extend(urls)
+                }
+                None => {
+                    out[slot] = Some(Cluster { id, urls });
+                    named[slot] = joins;
+                }
             }
         }
     }
@@ -1522,6 +1600,21 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
             Some(c)
         })
         .collect()
+}
+
+/// The URL that declared a cluster whose signals are all declarations (`redirect:…`,
+/// `canonical:…`, `redirect+canonical:…`): its id's text after the prefix. `None` for any
+/// cluster a digest, a length cohort or the user's own id made.
+fn declared_only(id: &str) -> Option<&str> {
+    let (_, rest) = id.split_once(':')?;
+    let mut any = false;
+    for s in crate::rules::signals_of(id) {
+        if !matches!(s, "redirect" | "canonical") {
+            return None;
+        }
+        any = true;
+    }
+    any.then_some(rest)
 }
 
 /// Group `(cluster, url)` rows into clusters, in first-seen order.
@@ -1916,6 +2009,74 @@ mod tests {
         for c in &clusters {
             let victims = c.urls.iter().filter(|u| u.contains("victim")).count();
             assert!(victims <= 1, "{clusters:?}");
+        }
+    }
+
+    /// A redirect to another site is kept as one pair of its declaring URL and its target
+    /// (the declaring site's consent), absorbing the target's own capture and later
+    /// redirects to it; a declarer with two targets, or a target that shares a payload with
+    /// another page, makes no pair. No cluster ever holds two URLs of the target's site.
+    #[test]
+    fn cross_site_declarations_are_consent_pairs_or_nothing() {
+        let line = |u: &str, json: &str| format!("x 2024 {{\"url\": \"{u}\", {json}}}\n");
+        let to = |t: &str| format!(r#""status": "301", "redirect": "{t}""#);
+        let page = |d: &str| format!(r#""status": "200", "digest": "{d}""#);
+        // (lines, clusters as `id urls…`)
+        let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+            // The pair, and the target's own capture absorbed.
+            (
+                vec![
+                    line("https://old.org/p", &to("https://new.org/p")),
+                    line("https://new.org/p", &page("A")),
+                ],
+                vec!["redirect:https://old.org/p https://old.org/p https://new.org/p"],
+            ),
+            // A second site's redirect to the same target: the first pair holds the target.
+            (
+                vec![
+                    line("https://old.org/p", &to("https://new.org/p")),
+                    line("https://other.org/q", &to("https://new.org/p")),
+                    line("https://new.org/p", &page("A")),
+                ],
+                vec![
+                    "redirect:https://old.org/p https://old.org/p https://new.org/p",
+                    "redirect:https://other.org/q https://other.org/q",
+                ],
+            ),
+            // Two targets: no pair, and the targets stay apart.
+            (
+                vec![
+                    line("https://old.org/p", &to("https://new.org/a")),
+                    line("https://old.org/p", &to("https://new.org/b")),
+                ],
+                vec![
+                    "redirect:https://old.org/p https://old.org/p",
+                    "redirect:https://old.org/p https://new.org/a",
+                    "redirect:https://old.org/p https://new.org/b",
+                ],
+            ),
+            // The target shares its payload with another page: the site's own group, no pair.
+            (
+                vec![
+                    line("https://old.org/p", &to("https://new.org/a")),
+                    line("https://new.org/a", &page("A")),
+                    line("https://new.org/a?x=1", &page("A")),
+                ],
+                vec![
+                    "redirect:https://old.org/p https://old.org/p",
+                    "digest:A https://new.org/a https://new.org/a?x=1",
+                ],
+            ),
+        ];
+        for (lines, want) in cases {
+            let data = lines.concat();
+            let (c, rep) = read("i.cdxj", data.as_bytes()).unwrap();
+            let got: Vec<String> = c
+                .iter()
+                .map(|c| format!("{} {}", c.id, c.urls.join(" ")))
+                .collect();
+            assert_eq!(got, want, "{data}");
+            assert!(rep.cross_site >= 1);
         }
     }
 

@@ -691,7 +691,7 @@ fn observations(
     sample: &[u32],
     target: &str,
     popularity: &HashMap<String, usize>,
-    declared: bool,
+    (declared, consent): (bool, bool),
     out: &mut Vec<(GroupKey, Pair)>,
 ) {
     let Some(cu) = Units::parse(target) else {
@@ -748,6 +748,20 @@ fn observations(
                 .copied()
                 .unwrap_or(0)
         };
+        // A consent pair ([`Prepared::consent_target`]) says only that its declaring site may
+        // be aliased to the target's: nothing about paths on the target's site.
+        if consent {
+            if cross_site {
+                out.push((
+                    GroupKey::Alias {
+                        from: (uu.scheme.to_string(), uu.host.to_string()),
+                        to: (cu.scheme.to_string(), cu.host.to_string()),
+                    },
+                    pair(true),
+                ));
+            }
+            continue;
+        }
         if (uu.scheme != cu.scheme || uu.host != cu.host)
             && (!cross_site || established(cu.host) > established(uu.host))
         {
@@ -1790,18 +1804,27 @@ fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
     let mut parts = per_site(urls);
     let sites = parts.len();
     let (mut boilerplate, mut cross_site) = (false, false);
+    let signal = signals_of(&c.id)
+        .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
+        .fold(0u8, |m, i| m | 1 << i);
+    let declarer = declarer_of(&c.id, signal, &opts.base);
+    // One URL's redirect or canonical to one URL of another site: that site's consent to be
+    // aliased there, learned from only in that direction ([`Prepared::consent_target`]).
+    let consent = sites == 2
+        && signal & !DECLARED_SIGNALS == 0
+        && parts.iter().all(|p| p.len() == 1)
+        && declarer
+            .as_deref()
+            .is_some_and(|d| parts.iter().any(|p| p[0] == d));
     if sites > opts.boilerplate_sites {
         boilerplate = true;
         parts = parts.into_iter().flat_map(per_host).collect();
-    } else if sites > 1 && opts.allow_cross_site {
+    } else if sites > 1 && (opts.allow_cross_site || consent) {
         parts = vec![parts.concat()];
         parts[0].sort_unstable();
     } else if sites > 1 {
         cross_site = true;
     }
-    let signal = signals_of(&c.id)
-        .filter_map(|s| SIGNALS.iter().position(|x| *x == s))
-        .fold(0u8, |m, i| m | 1 << i);
     Split {
         parts,
         bad,
@@ -1811,7 +1834,7 @@ fn split_cluster(c: &Cluster, opts: &LearnOptions) -> Split {
         cross_site,
         label: c.label(),
         signal,
-        declarer: declarer_of(&c.id, signal, &opts.base),
+        declarer,
     }
 }
 
@@ -1933,6 +1956,28 @@ impl Prepared {
             .binary_search_by_key(&(c as u32), |(k, _)| *k)
             .ok()
             .map(|i| &*self.declarers[i].1)
+    }
+
+    /// Cluster `c` is one URL's redirect or canonical to one URL of another registrable
+    /// domain (kept whole by the reader and [`Prepared::new`]): the index of that target among
+    /// its URLs. Such a pair is its declaring site's consent to be aliased there, never
+    /// evidence about the target's site: it is learned from only as the declarer → target
+    /// alias ([`observations`]), and [`consented`] counts it.
+    pub fn consent_target(&self, c: usize) -> Option<u32> {
+        let sig = self.signals[c];
+        if sig == 0 || sig & !DECLARED_SIGNALS != 0 {
+            return None;
+        }
+        let urls = self.urls(c);
+        if urls.len() != 2 {
+            return None;
+        }
+        let d = self.declarer(c)?;
+        let at = (0..2).find(|&i| urls.get(i) == d)?;
+        let site =
+            |u: &str| split_url(u).map(|p| crate::site::registrable_domain(p.host).to_string());
+        let (a, b) = (site(urls.get(0))?, site(urls.get(1))?);
+        (a != b).then_some(1 - at as u32)
     }
 
     /// Cluster `c`'s members that take part in alignment (indices into [`Prepared::urls`]).
@@ -2075,7 +2120,10 @@ pub fn candidates_from(
     let targets: Vec<Option<ClusterTarget>> = (0..total)
         .into_par_iter()
         .map(|c| {
-            let t = cluster_target(prep.urls(c), prep.sample(c), &popularity);
+            let t = match prep.consent_target(c) {
+                Some(m) => Some(ClusterTarget::Member(m)),
+                None => cluster_target(prep.urls(c), prep.sample(c), &popularity),
+            };
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if d.is_multiple_of(1024) {
                 progress(d);
@@ -2102,7 +2150,7 @@ pub fn candidates_from(
                         prep.sample(c),
                         t,
                         &popularity,
-                        declared,
+                        (declared, prep.consent_target(c).is_some()),
                         &mut buf,
                     );
                     for (k, p) in buf.drain(..) {

@@ -61,7 +61,7 @@ pub struct WarcReport {
     /// `Location`, a redirect to itself, a redirect or canonical to another site).
     pub filtered: usize,
     /// Redirects and declared canonicals to another site (counted in `filtered` too): never
-    /// evidence, a site may only pair its own URLs.
+    /// evidence of equal content; kept as pairs only the declaring site consents to.
     pub cross_site: usize,
     /// robots.txt responses (200) read for their `Clean-param:` lines.
     pub robots: usize,
@@ -475,8 +475,12 @@ fn pair(
             }
             None
         }
-        // A syndicated copy naming the original on another site, a redirect away: no evidence.
-        Declared::OtherSite => {
+        // A syndicated copy naming the original on another site, a redirect away: no evidence
+        // of equal content, only the declaring site's consent to be aliased there.
+        Declared::OtherSite(to) => {
+            let id = format!("{signal}:{url}");
+            emit(&id, url);
+            emit(&id, &to);
             rep.cross_site += 1;
             rep.filtered += usize::from(signal == "redirect");
             None
