@@ -28,6 +28,12 @@ What: experiment `cdxj`: every train URL one status-200 text/html capture. For h
       as body, WARC-Payload-Digest = sha1 base32 of the body), plus one warcinfo record; learn
       clusters the pages by content and lets them decide the crawl's own signals (digests,
       redirects, declared canonicals); `--learn-args=--no-content` reads those signals alone.
+      Experiment `cdxj-pages`: the `cdxj` index written as Common Crawl writes one: each page
+      a WARC response record (one gzip member) in forum-pages.warc.gz, in key order, the
+      CDXJ's `filename`/`offset`/`length` naming that member (length = the compressed record,
+      headers included); learn finds the WARC beside the index and judges a sample of each
+      rule's different-digest merges by the pages. Experiment `cdxj-lengths`: the same index
+      with `--warcs none` (record lengths alone), the baseline.
       Experiment `warc-verify`: the `warc` rules checked by `dedust verify --prune` against the
       same WARC's bodies (rules whose merges the content refutes dropped).
       Experiment `warc-cluster`: the same WARC through `dedust cluster --pages` (content
@@ -127,6 +133,49 @@ def write_cdxj(path, urls, pages, truth, shared, shared_length="own"):
             rec["offset"] = str(offset)
             rec["filename"] = "forum-train.warc.gz"
             offset += int(rec.get("length", "0"))
+            f.write(f"{key} {ts} {json.dumps(rec)}\n")
+
+
+def write_cdxj_pages(path, warc_path, urls, pages, truth, shared):
+    """As `write_cdxj`, with each page also written as a WARC response record (one gzip member)
+    to `warc_path`, in key order, and the CDXJ's `filename`, `offset` and `length` naming that
+    member, as a Common Crawl index does. Shared clusters' captures keep their shared digest."""
+    members = defaultdict(list)
+    for u, c in truth.items():
+        members[c].append(u)
+    lines = []
+    for i, u in enumerate(sorted(urls)):
+        c = truth[u]
+        page = pages.get(u)
+        if c in shared:
+            first = min((m for m in members[c] if m in pages), default=None)
+            digest = sha1_b32(pages[first].encode()) if first else sha1_b32(("cluster:" + c).encode())
+        else:
+            digest = sha1_b32(page.encode()) if page is not None else sha1_b32(("url:" + u).encode())
+        ts = (T0 + datetime.timedelta(seconds=7 * i)).strftime("%Y%m%d%H%M%S")
+        lines.append([surt(u), ts, {"url": u, "mime": "text/html", "status": "200", "digest": digest}])
+    lines.sort(key=lambda x: (x[0], x[1]))
+    offset = 0
+    with open(warc_path, "wb") as w, open(path, "w", encoding="utf-8") as f:
+        for key, ts, rec in lines:
+            u = rec["url"]
+            if u in pages:
+                body = pages[u].encode()
+                http = (f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n"
+                        f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+                member = warc_record([
+                    ("WARC-Type", "response"),
+                    ("WARC-Record-ID", f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, u)}>"),
+                    ("WARC-Date", f"{ts[:4]}-{ts[4:6]}-{ts[6:8]}T{ts[8:10]}:{ts[10:12]}:{ts[12:]}Z"),
+                    ("WARC-Target-URI", u),
+                    ("Content-Type", "application/http; msgtype=response"),
+                    ("WARC-Payload-Digest", "sha1:" + sha1_b32(body)),
+                ], http)
+                w.write(member)
+                rec["length"] = str(len(member))
+                rec["offset"] = str(offset)
+                rec["filename"] = warc_path.name
+                offset += len(member)
             f.write(f"{key} {ts} {json.dumps(rec)}\n")
 
 
@@ -272,9 +321,18 @@ def main():
                         "watch": watch, "shared_in_train": None})
         shared_train = sum(1 for u in train if truth[u] in shared)
         for exp in exps:
+            extra_exp = []
             if exp == "cdxj":
                 src = sd / "train.cdxj"
                 write_cdxj(src, train, pages, truth, shared, a.shared_length)
+            elif exp == "cdxj-pages":
+                src = sd / "train-pages.cdxj"
+                write_cdxj_pages(src, sd / "forum-pages.warc.gz", train, pages, truth, shared)
+            elif exp == "cdxj-lengths":
+                # the same index, its WARC not at hand: record lengths alone
+                src = sd / "train-pages.cdxj"
+                write_cdxj_pages(src, sd / "forum-pages.warc.gz", train, pages, truth, shared)
+                extra_exp = ["--warcs", "none"]
             elif exp in ("warc", "warc-verify", "warc-cluster"):
                 src = sd / "forum.warc.gz"
                 write_warc(src, train, pages)
@@ -285,7 +343,7 @@ def main():
                 sys.exit(f"unknown experiment {exp}")
             rules = sd / f"{exp}-rules.json"
             run([a.dedust, "learn", "-q", str(src), "-o", str(rules),
-                 "--explain", str(sd / f"{exp}-explain.json")] + extra)
+                 "--explain", str(sd / f"{exp}-explain.json")] + extra + extra_exp)
             if exp == "warc-verify":
                 # check each learned rule's merges on the WARC's own bodies; drop refuted rules
                 run([a.dedust, "verify", "-q", "-r", str(rules), "--pages", str(src), "--prune",

@@ -613,6 +613,13 @@ pub struct LearnArgs {
     /// canonical names). Learn from the declared evidence alone.
     #[arg(long)]
     pub no_content: bool,
+    /// With a web-archive index (CDX/CDXJ) whose lines name each capture's WARC file and
+    /// offset: the directory holding those files (default: the index's own directory; a name
+    /// is looked up as written, then by its last path component). A sample of each rule's
+    /// merges between captures with different digests is then judged by the pages' content
+    /// instead of record lengths. `--warcs none` never reads them.
+    #[arg(long, value_name = "DIR")]
+    pub warcs: Option<String>,
     /// Also write every candidate rule with its support and fpr to this file (JSON).
     #[arg(long)]
     pub explain: Option<String>,

@@ -22,7 +22,7 @@
 //! The library never prints: it reports progress through callbacks and returns typed errors
 //! ([`Error`]).
 
-pub use dedust_content::{cluster, pages, refine, similarity, tdw, verify};
+pub use dedust_content::{cluster, ondemand, pages, refine, similarity, tdw, verify};
 pub use dedust_core::__private::{
     base, error, hash, javaregex, judge, merge, model, moves, normalize, render, rulefile, site,
     stream, tier, url_parts,

@@ -77,6 +77,16 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             t0.elapsed().as_secs_f64()
         );
     }
+    let pages_at = match (&evidence, format) {
+        (Some(ev), Some(dedust::InputFormat::Cdxj)) => {
+            on_demand(&a.input, a.warcs.as_deref(), ev, &a.base.options())
+        }
+        _ => None,
+    };
+    let check = pages_at.as_ref().map(|o| {
+        let o = std::sync::Arc::clone(o);
+        dedust::evidence::PairCheck::new(move |x, y| o.same(x, y))
+    });
     let stage_clock = std::sync::Mutex::new((None::<Stage>, Instant::now()));
     let cfg = LearnConfig {
         learn: LearnOptions {
@@ -92,6 +102,7 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
         cross_host_candidates: foreign,
         cross_host_decided: decided,
         evidence,
+        check,
     };
     let bar = if !a.chatter.quiet && std::io::stderr().is_terminal() {
         Some(super::progress_bar(clusters.len(), ""))
@@ -174,6 +185,13 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             .collect();
         super::write_out(Some(p), &(serde_json::to_string_pretty(&v)? + "\n"))?;
     }
+    if let Some(o) = &pages_at {
+        let st = o.stats();
+        info!(
+            "learn: {}: judged rules by their pages on demand: {} records read from the WARC files ({} no page: not a 200 HTML response, unreadable or a stub), {} pairs the same page, {} different",
+            a.input, st.read, st.no_page, st.same, st.different
+        );
+    }
     let s = &out.stats;
     info!(
         "learn: {} clusters ({} with duplicates{}), {} URLs ({} rejected by the base layer), {} pairs",
@@ -230,6 +248,73 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
             0
         },
     )
+}
+
+/// The pages of an index's captures, read on demand from the WARC files its lines name
+/// ([`dedust::ondemand`]), when some of them are at hand: in `warcs` (`none`: never), else in
+/// the index's directory, each name looked up as written, then by its last path component.
+/// `None` (with a note) when the index names no file or none is found.
+fn on_demand(
+    index: &str,
+    warcs: Option<&str>,
+    ev: &dedust::evidence::IndexEvidence,
+    base: &dedust::BaseOptions,
+) -> Option<std::sync::Arc<dedust::ondemand::OnDemand>> {
+    use std::path::{Path, PathBuf};
+    if warcs == Some("none") || ev.files().is_empty() || index == "-" && warcs.is_none() {
+        return None;
+    }
+    let dir: PathBuf = match warcs {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(index)
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let found = |name: &str| -> Option<PathBuf> {
+        let as_written = dir.join(name);
+        // A name that climbs out of the directory (`../`, an absolute path) is looked up by its
+        // last component only.
+        let inside = Path::new(name)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if inside && as_written.is_file() {
+            return Some(as_written);
+        }
+        let last = Path::new(name).file_name()?;
+        let p = dir.join(last);
+        p.is_file().then_some(p)
+    };
+    let files: Vec<Option<PathBuf>> = ev.files().iter().map(|f| found(f)).collect();
+    let at_hand = files.iter().filter(|f| f.is_some()).count();
+    if at_hand == 0 {
+        if warcs.is_some() {
+            eprintln!(
+                "learn: {index}: none of the {} WARC files the index names is in {} (rules are judged by record lengths)",
+                files.len(),
+                dir.display()
+            );
+        }
+        return None;
+    }
+    let places = ev
+        .places_normalized(base)
+        .into_iter()
+        .map(|(u, p)| {
+            let at = dedust::ondemand::RecordAt {
+                file: p.file as usize,
+                offset: p.offset,
+                len: u64::from(p.len),
+            };
+            (u, at)
+        })
+        .collect();
+    let o = dedust::ondemand::OnDemand::new(files, places);
+    info!(
+        "learn: {index}: {at_hand} of the {} WARC files the index names are at hand ({} captures): unknown merges are judged by their pages",
+        ev.files().len(),
+        o.reachable()
+    );
+    Some(std::sync::Arc::new(o))
 }
 
 /// A WARC's declared clusters decided again by its pages' content ([`dedust::refine`]), with a

@@ -25,6 +25,7 @@ use dedust_core::__private::javaregex;
 use dedust_core::__private::{base, error, hash, model, normalize, site};
 
 pub mod cluster;
+pub mod ondemand;
 pub mod pages;
 pub mod refine;
 pub mod similarity;

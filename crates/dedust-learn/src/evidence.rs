@@ -447,22 +447,57 @@ pub(crate) fn limit_ppm(s: Option<&SiteStats>) -> u32 {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexEvidence {
-    /// URL as read → (rank of insertion, its facts).
-    by_url: HashMap<String, (u32, Facts)>,
+    /// URL as read → (rank of insertion, its facts, where its record lies).
+    by_url: HashMap<String, (u32, Facts, Option<Place>)>,
+    /// The WARC files the index names ([`Place::file`]), as it spells them.
+    files: Vec<String>,
+}
+
+/// Where a capture's WARC record lies, as its index line says (CDXJ `filename`, `offset`,
+/// `length`; CDX `g`, `V`, `S`; the columnar index's `warc_filename`, `warc_record_offset`,
+/// `warc_record_length`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The file, an index into [`IndexEvidence::files`].
+    pub file: u32,
+    /// The byte where the record (a gzip member, in a `.warc.gz`) starts.
+    pub offset: u64,
+    /// The record's length in the file.
+    pub len: u32,
 }
 
 impl IndexEvidence {
     /// Record the facts of `url`, unless it has some already (the first capture's stay).
     pub fn insert(&mut self, url: &str, facts: Facts) {
+        self.insert_at(url, facts, None);
+    }
+
+    /// Record the facts of `url` and where its record lies, unless it has facts already.
+    pub fn insert_at(&mut self, url: &str, facts: Facts, place: Option<Place>) {
         let rank = u32::try_from(self.by_url.len()).unwrap_or(u32::MAX);
         if !self.by_url.contains_key(url) {
-            self.by_url.insert(url.to_string(), (rank, facts));
+            self.by_url.insert(url.to_string(), (rank, facts, place));
         }
+    }
+
+    /// Name the WARC files that [`Place::file`] indexes.
+    pub fn set_files(&mut self, files: Vec<String>) {
+        self.files = files;
+    }
+
+    /// The WARC files the index names, as it spells them.
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// Where the record of `url` (spelled as the index spells it) lies, if the index says.
+    pub fn place(&self, url: &str) -> Option<Place> {
+        self.by_url.get(url).and_then(|e| e.2)
     }
 
     /// The facts of `url`, spelled as the index spells it.
     pub fn get(&self, url: &str) -> Option<Facts> {
-        self.by_url.get(url).map(|&(_, f)| f)
+        self.by_url.get(url).map(|&(_, f, _)| f)
     }
 
     /// How many URLs have facts.
@@ -477,7 +512,7 @@ impl IndexEvidence {
 
     /// Each URL (as read) with its facts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, Facts)> {
-        self.by_url.iter().map(|(u, &(_, f))| (u.as_str(), f))
+        self.by_url.iter().map(|(u, &(_, f, _))| (u.as_str(), f))
     }
 
     /// The facts by base-normalized URL, as validation looks them up: of several URLs with one
@@ -487,17 +522,37 @@ impl IndexEvidence {
     /// # Complexity
     /// `O(u)` base normalizations for `u` URLs.
     pub fn normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Facts> {
-        let mut best: HashMap<String, (u32, Facts)> = HashMap::with_capacity(self.by_url.len());
-        for (u, &(rank, f)) in &self.by_url {
+        self.first_by_normalized(base)
+            .into_iter()
+            .map(|(n, (f, _))| (n, f))
+            .collect()
+    }
+
+    /// Where each record lies, by base-normalized URL (as [`IndexEvidence::normalized`]: the
+    /// first captured of several URLs with one normalized form; URLs without a place left out).
+    pub fn places_normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Place> {
+        self.first_by_normalized(base)
+            .into_iter()
+            .filter_map(|(n, (_, p))| Some((n, p?)))
+            .collect()
+    }
+
+    fn first_by_normalized(
+        &self,
+        base: &crate::BaseOptions,
+    ) -> HashMap<String, (Facts, Option<Place>)> {
+        let mut best: HashMap<String, (u32, Facts, Option<Place>)> =
+            HashMap::with_capacity(self.by_url.len());
+        for (u, &(rank, f, p)) in &self.by_url {
             let Ok(n) = crate::base_normalize(u, base) else {
                 continue;
             };
-            let e = best.entry(n).or_insert((rank, f));
+            let e = best.entry(n).or_insert((rank, f, p));
             if rank < e.0 {
-                *e = (rank, f);
+                *e = (rank, f, p);
             }
         }
-        best.into_iter().map(|(n, (_, f))| (n, f)).collect()
+        best.into_iter().map(|(n, (_, f, p))| (n, (f, p))).collect()
     }
 }
 
@@ -510,6 +565,97 @@ pub(crate) fn unknown_ratio(a: Facts, b: Facts) -> Option<f32> {
         return None;
     }
     Some((rel_diff(a.len, b.len) / (f64::from(a.limit) / 1e6)) as f32)
+}
+
+/// Whether a merge between two captures is *unknown* whatever their lengths say: both have
+/// facts and one mime class.
+pub(crate) fn unknown(a: Facts, b: Facts) -> bool {
+    a.class != 0 && a.class == b.class
+}
+
+/// Most unknown merges of one rule whose pages are compared ([`by_content`]).
+pub const CHECK_SAMPLE: usize = 16;
+
+/// A sample with more than this share of different pages (of at least [`MIN_VERDICTS`]
+/// verdicts) vetoes the rule's other unknown merges, whatever their lengths say.
+pub const MAX_DIFFERENT_SHARE: f64 = 0.25;
+
+/// Fewest verdicts a sample needs to veto.
+pub const MIN_VERDICTS: usize = 2;
+
+/// Compares the pages of two URLs (base-normalized, as validation sees them): `Some(true)`
+/// same page, `Some(false)` different pages, `None` when it cannot tell (a page not at hand,
+/// unreadable, too short to judge). Given to [`crate::LearnConfig::check`] when an index's
+/// WARC files are at hand (`dedust learn INDEX --warcs DIR`); validation asks it about a
+/// sample of each rule's unknown merges ([`by_content`]). It must answer the same for the
+/// same pair every time (it is asked from several threads, in no set order).
+///
+/// ```
+/// use dedust_learn::evidence::PairCheck;
+/// let check = PairCheck::new(|a, b| Some(a.trim_end_matches('/') == b.trim_end_matches('/')));
+/// assert_eq!(check.same("http://h/a/", "http://h/a"), Some(true));
+/// ```
+#[derive(Clone)]
+pub struct PairCheck(std::sync::Arc<SamePages>);
+
+/// The comparison a [`PairCheck`] holds.
+type SamePages = dyn Fn(&str, &str) -> Option<bool> + Send + Sync;
+
+impl PairCheck {
+    /// Wrap a comparison.
+    pub fn new(f: impl Fn(&str, &str) -> Option<bool> + Send + Sync + 'static) -> PairCheck {
+        PairCheck(std::sync::Arc::new(f))
+    }
+
+    /// Whether the pages of `a` and `b` are one (`None`: cannot tell).
+    pub fn same(&self, a: &str, b: &str) -> Option<bool> {
+        (self.0)(a, b)
+    }
+}
+
+impl std::fmt::Debug for PairCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PairCheck")
+    }
+}
+
+impl PartialEq for PairCheck {
+    fn eq(&self, other: &PairCheck) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for PairCheck {}
+
+/// Judge a rule's `n` unknown merges by their pages, where the length test (`by_length`, by
+/// merge) judged them all: `ask(k)` compares merge `k`'s two pages for at most
+/// [`CHECK_SAMPLE`] merges spread evenly over the `n` (a deterministic sample). A compared
+/// merge passes when its pages are one and fails when they are not, whatever its length; the
+/// others keep the length test's verdict, unless the sample found more than
+/// [`MAX_DIFFERENT_SHARE`] of its pages different (of at least [`MIN_VERDICTS`] verdicts):
+/// then they fail. Pages never pass a merge they were not compared for.
+///
+/// # Complexity
+/// `O(n)` plus at most [`CHECK_SAMPLE`] comparisons.
+pub(crate) fn by_content(
+    by_length: &[bool],
+    mut ask: impl FnMut(usize) -> Option<bool>,
+) -> Vec<bool> {
+    let n = by_length.len();
+    let picks = n.min(CHECK_SAMPLE);
+    let mut verdict: Vec<Option<bool>> = vec![None; n];
+    for s in 0..picks {
+        let k = s * n / picks;
+        verdict[k] = ask(k);
+    }
+    let judged = verdict.iter().filter(|v| v.is_some()).count();
+    let different = verdict.iter().filter(|v| **v == Some(false)).count();
+    let veto = judged >= MIN_VERDICTS && different as f64 > MAX_DIFFERENT_SHARE * judged as f64;
+    verdict
+        .into_iter()
+        .zip(by_length)
+        .map(|(v, &len)| v.unwrap_or(len && !veto))
+        .collect()
 }
 
 /// The length test of one rule's unknown merges, `(group, ratio)` each ([`unknown_ratio`]; the
@@ -581,6 +727,54 @@ mod tests {
         ];
         for (unknown, want) in cases {
             assert_eq!(judge(unknown), *want, "{unknown:?}");
+        }
+    }
+
+    #[test]
+    fn by_content_table() {
+        // (length test by merge, pages' verdict by merge when asked, passes)
+        type Case<'a> = (&'a [bool], &'a [Option<bool>], &'a [bool]);
+        let (t, f) = (Some(true), Some(false));
+        let cases: &[Case<'_>] = &[
+            (&[], &[], &[]),
+            // Every merge compared: each by its own pages, whatever its length.
+            (&[false, true, false], &[t, f, t], &[true, false, true]),
+            // No verdict: the lengths judge.
+            (&[true, false], &[None, None], &[true, false]),
+            // Twenty merges, sixteen compared (all but 4, 9, 14, 19), all the same page: the
+            // four others keep their lengths' verdicts.
+            (
+                &[
+                    false, true, true, true, false, true, true, true, true, true, true, true, true,
+                    true, true, true, true, true, true, true,
+                ],
+                &[t; 20],
+                &[
+                    true, true, true, true, false, true, true, true, true, true, true, true, true,
+                    true, true, true, true, true, true, true,
+                ],
+            ),
+            // One of three compared pages different (over a quarter): the unjudged one fails.
+            (
+                &[true, true, true, true],
+                &[t, f, t, None],
+                &[true, false, true, false],
+            ),
+            // One of four: it alone fails.
+            (
+                &[true; 5],
+                &[t, f, t, t, None],
+                &[true, false, true, true, true],
+            ),
+        ];
+        for &(len, verdicts, want) in cases {
+            let mut asked = Vec::new();
+            let got = by_content(len, |k| {
+                asked.push(k);
+                verdicts[k]
+            });
+            assert!(asked.len() <= CHECK_SAMPLE, "{asked:?}");
+            assert_eq!(got, want, "{len:?} {verdicts:?}");
         }
     }
 

@@ -168,6 +168,8 @@ struct Acc {
     clusters: Vec<Cluster>,
     /// Index input: the status-200 captures in input order ([`crate::evidence`]).
     captures: Vec<crate::evidence::Capture>,
+    /// Where each capture's record lies, by capture ([`Files`]).
+    places: Files,
 }
 
 impl Acc {
@@ -177,6 +179,7 @@ impl Acc {
             hasher: Default::default(),
             clusters: Vec::new(),
             captures: Vec::new(),
+            places: Files::default(),
         }
     }
 
@@ -301,6 +304,8 @@ struct Columnar {
     redirect: Option<usize>,
     mime: Option<usize>,
     length: Option<usize>,
+    filename: Option<usize>,
+    offset: Option<usize>,
 }
 
 impl Columnar {
@@ -315,6 +320,8 @@ impl Columnar {
             redirect: at("fetch_redirect"),
             mime: at("content_mime_type").or_else(|| at("content_mime_detected")),
             length: at("warc_record_length"),
+            filename: at("warc_filename"),
+            offset: at("warc_record_offset"),
         })
     }
 
@@ -338,6 +345,8 @@ impl Columnar {
             location: get(self.redirect),
             mime: get(self.mime),
             length: get(self.length),
+            filename: get(self.filename),
+            offset: get(self.offset),
         }
     }
 }
@@ -355,6 +364,10 @@ struct Capture {
     mime: Option<String>,
     /// CDXJ `length`, CDX `S`: the compressed WARC record's length, headers included.
     length: Option<String>,
+    /// CDXJ `filename`, CDX `g`: the WARC file holding the record.
+    filename: Option<String>,
+    /// CDXJ `offset`, CDX `V`: where the record starts in that file.
+    offset: Option<String>,
 }
 
 /// Parse one CDXJ or legacy CDX line; `fields`: the legacy columns (header letters) seen so
@@ -387,6 +400,8 @@ fn capture<'f>(
             location: text("redirect").or_else(|| text("location")),
             mime: text("mime"),
             length: text("length"),
+            filename: text("filename"),
+            offset: text("offset"),
         });
     }
     let fields = fields();
@@ -417,6 +432,8 @@ fn capture<'f>(
         location: col('r'),
         mime: col('m'),
         length: col('S'),
+        filename: col('g'),
+        offset: col('V'),
     })
 }
 
@@ -586,6 +603,68 @@ struct Piece {
     runs: Vec<Cluster>,
     /// Index input: its status-200 captures, in order.
     captures: Vec<crate::evidence::Capture>,
+    /// Where each of them lies (file ids of this piece).
+    places: Files,
+}
+
+/// The WARC file names an index names (each once) and, by capture, its record's file (an
+/// index into `names`; [`NO_FILE`]: not named) and offset.
+#[derive(Default)]
+struct Files {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    at: Vec<(u32, u64)>,
+}
+
+/// A capture whose index line names no WARC file and offset.
+const NO_FILE: u32 = u32::MAX;
+
+impl Files {
+    /// Record the place of the next capture.
+    fn push(&mut self, file: Option<&str>, offset: Option<&str>) {
+        let offset = offset.and_then(|o| o.parse::<u64>().ok());
+        let (Some(name), Some(offset)) = (file.filter(|f| !f.is_empty()), offset) else {
+            self.at.push((NO_FILE, 0));
+            return;
+        };
+        let id = match self.ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(self.names.len()).unwrap_or(NO_FILE);
+                if id == NO_FILE {
+                    self.at.push((NO_FILE, 0));
+                    return;
+                }
+                self.names.push(name.to_string());
+                self.ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.at.push((id, offset));
+    }
+
+    /// Append another list's places, its file ids renamed to this one's.
+    fn append(&mut self, other: Files) {
+        let map: Vec<u32> = other
+            .names
+            .into_iter()
+            .map(|n| match self.ids.get(&n) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(self.names.len()).unwrap_or(NO_FILE);
+                    if id != NO_FILE {
+                        self.ids.insert(n.clone(), id);
+                        self.names.push(n);
+                    }
+                    id
+                }
+            })
+            .collect();
+        self.at.extend(other.at.into_iter().map(|(f, o)| match f {
+            NO_FILE => (NO_FILE, 0),
+            f => (map[f as usize], o),
+        }));
+    }
 }
 
 /// What a line of one format does to a [`Piece`]: `(piece, state, line number within the
@@ -635,6 +714,7 @@ impl Piece {
             acc.push_run(run);
         }
         acc.captures.extend(self.captures);
+        acc.places.append(self.places);
     }
 
     /// The lines of `bytes` (each ended by `\n`, but for the input's last), as
@@ -817,6 +897,7 @@ fn index_capture(p: &mut Piece, n: usize, c: Capture) {
                         .unwrap_or(0),
                     class: crate::evidence::mime_class(c.mime.as_deref().unwrap_or("")),
                 });
+                p.places.push(c.filename.as_deref(), c.offset.as_deref());
             }
             None => p.rep.bad(n, "no `digest`"),
         }
@@ -1262,7 +1343,7 @@ fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>
             rep.cohort_urls = cohorts.iter().map(|c| c.urls.len()).sum();
             acc.clusters.extend(cohorts);
             let clusters = union_shared(acc.clusters);
-            rep.evidence = evidence_of(&clusters, &acc.captures, &st);
+            rep.evidence = evidence_of(&clusters, &acc.captures, &acc.places, &st);
             clusters
         }
         Some(InputFormat::Warc) => union_shared(acc.clusters),
@@ -1318,9 +1399,10 @@ fn fold_revisits(acc: &mut Acc, rep: &mut ReadReport) {
 fn evidence_of(
     clusters: &[Cluster],
     captures: &[crate::evidence::Capture],
+    places: &Files,
     st: &crate::evidence::Stats,
 ) -> Option<crate::evidence::IndexEvidence> {
-    use crate::evidence::{limit_ppm, Facts, IndexEvidence};
+    use crate::evidence::{limit_ppm, Facts, IndexEvidence, Place};
     if !captures.iter().any(|c| c.len > 0) {
         return None;
     }
@@ -1346,8 +1428,17 @@ fn evidence_of(
         .collect();
     found.sort_by_key(|&(k, u, _)| (k, u));
     let mut ev = IndexEvidence::default();
-    for (_, u, f) in found {
-        ev.insert(u, f);
+    ev.set_files(places.names.clone());
+    for (k, u, f) in found {
+        let place = match places.at.get(k) {
+            Some(&(file, offset)) if file != NO_FILE && captures[k].len > 0 => Some(Place {
+                file,
+                offset,
+                len: captures[k].len,
+            }),
+            _ => None,
+        };
+        ev.insert_at(u, f, place);
     }
     Some(ev)
 }

@@ -59,6 +59,11 @@ pub struct LearnConfig {
     /// assert!(out.file.rules.is_empty());
     /// ```
     pub evidence: Option<Arc<IndexEvidence>>,
+    /// With [`LearnConfig::evidence`]: compare the pages of a sample of each rule's unknown
+    /// merges ([`crate::evidence::PairCheck`], from the index's WARC files at hand), which
+    /// then judge the rule's unknown merges instead of their lengths
+    /// ([`crate::evidence::by_content`]). `None` (the default): the length test alone.
+    pub check: Option<crate::evidence::PairCheck>,
 }
 
 /// A held-out validation part: candidates are learned on the rest and validated on it.
@@ -171,6 +176,9 @@ fn labeled_with(
     let (mut data, _) = labeled(clusters, &cfg.learn.base);
     if let Some(f) = facts {
         data.attach_facts(f);
+        if let Some(c) = &cfg.check {
+            data.attach_check(c.clone());
+        }
     }
     data
 }
@@ -195,6 +203,9 @@ fn from_prepared(
     let mut data = prep.into_labeled();
     if let Some(f) = facts_of(cfg) {
         data.attach_facts(&f);
+        if let Some(c) = &cfg.check {
+            data.attach_check(c.clone());
+        }
     }
     finish(cands, stats, data, None, cfg, progress)
 }

@@ -80,6 +80,9 @@ pub struct LabeledUrls {
     /// Index input: URL `i`'s [`Facts`] ([`crate::evidence`]; a URL past the end has none).
     /// `None` for every other input: validation then counts as it always did.
     facts: Option<std::sync::Arc<Vec<Facts>>>,
+    /// Index input with its WARC files at hand: compares two URLs' pages
+    /// ([`crate::evidence::PairCheck`]), asked for a sample of each rule's unknown merges.
+    check: Option<crate::evidence::PairCheck>,
 }
 
 /// Where each URL of a [`LabeledUrls`] ends in its text: 4 bytes a URL while the text is under
@@ -135,6 +138,7 @@ impl LabeledUrls {
             ends: Ends::Narrow(Vec::with_capacity(urls)),
             clusters: Vec::with_capacity(urls),
             facts: None,
+            check: None,
         }
     }
 
@@ -221,6 +225,12 @@ impl LabeledUrls {
         ));
     }
 
+    /// Compare pages on demand ([`crate::evidence::PairCheck`]): a sample of each rule's
+    /// unknown merges is judged by content before (and instead of) the length test.
+    pub fn attach_check(&mut self, check: crate::evidence::PairCheck) {
+        self.check = Some(check);
+    }
+
     /// URL `i` with its cluster.
     pub fn get(&self, i: usize) -> LabeledRef<'_> {
         LabeledRef {
@@ -257,6 +267,7 @@ static NO_URLS: LabeledUrls = LabeledUrls {
     ends: Ends::Narrow(Vec::new()),
     clusters: Vec::new(),
     facts: None,
+    check: None,
 };
 
 /// Validation URLs followed by reference URLs, indexed as one list without a list of
@@ -296,6 +307,11 @@ impl<'a> Both<'a> {
     fn facts(&self, i: usize) -> Option<Facts> {
         let (p, j) = self.part(i);
         p.facts(j)
+    }
+
+    /// The page comparison of the validation URLs, if any.
+    fn check(&self) -> Option<&crate::evidence::PairCheck> {
+        self.first.check.as_ref()
     }
 
     /// Whether any URL has facts (an index input).
@@ -1068,20 +1084,37 @@ impl Merge {
     }
 }
 
-/// An unknown merge of a rule ([`MergeContext::unknown_ratio`]): its place in the rule's merges,
-/// the merged URL's host id, its length ratio, and whether a more general drop of the world
-/// covers it (it earns the rule nothing if it passes).
-type Unknown = (usize, u32, f32, bool);
+/// An unknown merge of a rule ([`MergeContext::unknown_pair`]): its place in the rule's merges,
+/// the merged URL's host id, its length ratio (`NaN`: no length test), whether a more general
+/// drop of the world covers it (it earns the rule nothing if it passes), and the merged URL and
+/// the URL of the page it lands on.
+type Unknown = (usize, u32, f32, bool, u32, u32);
 
-/// Judge a rule's unknown merges by their lengths ([`crate::evidence::judge`]): those that pass
-/// are no false positives (dropped where the world covers them); the others stay one.
-fn settle_unknown(out: &mut Vec<Merge>, unknown: &[Unknown]) {
+/// Judge a rule's unknown merges by their lengths ([`crate::evidence::judge`]), then, when the
+/// pages are at hand, a sample of them by their pages ([`crate::evidence::by_content`]). Those
+/// that pass are no false positives (dropped where the world
+/// covers them); the others stay one.
+fn settle_unknown(out: &mut Vec<Merge>, unknown: &[Unknown], all: Both<'_>) {
     if unknown.is_empty() {
         return;
     }
-    let groups: Vec<(u32, f32)> = unknown.iter().map(|&(_, h, r, _)| (h, r)).collect();
+    // The length test, over the merges with a length ratio.
+    let with: Vec<usize> = (0..unknown.len())
+        .filter(|&k| !unknown[k].2.is_nan())
+        .collect();
+    let groups: Vec<(u32, f32)> = with.iter().map(|&k| (unknown[k].1, unknown[k].2)).collect();
+    let mut passes = vec![false; unknown.len()];
+    for (&k, pass) in with.iter().zip(crate::evidence::judge(&groups)) {
+        passes[k] = pass;
+    }
+    if let Some(check) = all.check() {
+        passes = crate::evidence::by_content(&passes, |k| {
+            let (_, _, _, _, i, j) = unknown[k];
+            check.same(all.url(i as usize), all.url(j as usize))
+        });
+    }
     let mut drop = Vec::new();
-    for (&(at, _, _, covered), pass) in unknown.iter().zip(crate::evidence::judge(&groups)) {
+    for (&(at, _, _, covered, _, _), pass) in unknown.iter().zip(passes) {
         if pass {
             let m = out[at];
             out[at] = Merge::new(m.url(), false, m.seen());
@@ -1357,39 +1390,45 @@ impl<'a> MergeContext<'a> {
                     continue;
                 }
                 if fp && facts {
-                    if let Some(ratio) = self.unknown_ratio(i, &bucket, &unchanged, major) {
+                    if let Some((j, ratio)) = self.unknown_pair(i, &bucket, &unchanged, major) {
                         let cov = covered.binary_search(&i).is_ok();
-                        unknown.push((out.len(), self.index.host_id(i), ratio, cov));
+                        unknown.push((out.len(), self.index.host_id(i), ratio, cov, i, j));
                     }
                 }
                 out.push(Merge::new(i, fp, seen));
             }
         }
-        settle_unknown(&mut out, &unknown);
+        settle_unknown(&mut out, &unknown, all);
         (out, rewrites)
     }
 
     /// With an index's facts ([`crate::evidence`]): the merge of URL `i` into `bucket`, led by
     /// the true cluster `major` (another than `i`'s), is *unknown* — two status-200 captures of
-    /// one mime class with different digests — and its length difference over the site's limit
-    /// is returned; `None` when it is *different* or nothing is known (a false positive, as
-    /// for every other input). The leader's URL is one the rule left alone (`unchanged`: the
-    /// page at the output) when it has facts, else another of the bucket.
-    fn unknown_ratio(
+    /// one mime class with different digests — and the leader's URL `j` is returned with the
+    /// length difference over the site's limit (`NaN` when there is none: only the pages can
+    /// judge it, and only when they are at hand); `None` when it is *different* or nothing is
+    /// known (a false positive, as for every other input). The leader's URL is one the rule
+    /// left alone (`unchanged`: the page at the output) when it has facts, else another of the
+    /// bucket.
+    fn unknown_pair(
         &self,
         i: u32,
         bucket: &[u32],
         unchanged: &[u32],
         major: usize,
-    ) -> Option<f32> {
+    ) -> Option<(u32, f32)> {
         let all = self.all;
         let a = all.facts(i as usize)?;
-        let b = unchanged
+        let (j, b) = unchanged
             .iter()
             .chain(bucket)
             .filter(|&&j| all.cluster(j as usize) == major)
-            .find_map(|&j| all.facts(j as usize))?;
-        crate::evidence::unknown_ratio(a, b)
+            .find_map(|&j| Some((j, all.facts(j as usize)?)))?;
+        match crate::evidence::unknown_ratio(a, b) {
+            Some(r) => Some((j, r)),
+            None if all.check().is_some() && crate::evidence::unknown(a, b) => Some((j, f32::NAN)),
+            None => None,
+        }
     }
 
     /// The true cluster that leads a bucket (URL indices; `unchanged` are those the rule left
@@ -1459,14 +1498,14 @@ impl<'a> MergeContext<'a> {
             {
                 let fp = all.cluster(j as usize) != major;
                 if fp && facts {
-                    if let Some(ratio) = self.unknown_ratio(j, &bucket, &unchanged, major) {
-                        unknown.push((out.len(), self.index.host_id(j), ratio, false));
+                    if let Some((k, ratio)) = self.unknown_pair(j, &bucket, &unchanged, major) {
+                        unknown.push((out.len(), self.index.host_id(j), ratio, false, j, k));
                     }
                 }
                 out.push(Merge::new(j, fp, true));
             }
         }
-        settle_unknown(&mut out, &unknown);
+        settle_unknown(&mut out, &unknown, all);
         out
     }
 }
