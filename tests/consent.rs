@@ -332,10 +332,10 @@ fn a_sites_own_redirects_to_another_site_are_its_consent() {
                 5000 + 37 * n
             ),
         );
-        // A third site points at the new site's pages from other paths.
+        // A third site redirects to other pages of the new site, from other paths.
         index += &cdxj_line(
             &format!("https://other.example/go/{n}"),
-            &format!(r#""status": "302", "redirect": "https://new.example/page/{n}""#),
+            &format!(r#""status": "302", "redirect": "https://new.example/about/{n}""#),
         );
         // Two sites serving one payload: equal content is no consent.
         for host in ["copy.example", "orig.example"] {

@@ -225,7 +225,13 @@ fn govuk_refetches_read_by_offset_are_the_same_page_and_other_pages_differ() {
         let mut d = HashMap::new();
         for (offset, len, kind, uri, digest, status, ctype) in members(name) {
             if kind == "response" && status == 200 && ctype.contains("html") {
-                places.insert(format!("{file}#{uri}"), RecordAt { file, offset, len });
+                let at = RecordAt {
+                    url: uri.clone(),
+                    file,
+                    offset,
+                    len,
+                };
+                places.insert(format!("{file}#{uri}"), at);
                 d.insert(uri, digest);
             }
         }

@@ -299,8 +299,9 @@ fn on_demand(
     let places = ev
         .places_normalized(base)
         .into_iter()
-        .map(|(u, p)| {
+        .map(|(u, (raw, p))| {
             let at = dedust::ondemand::RecordAt {
+                url: raw,
                 file: p.file as usize,
                 offset: p.offset,
                 len: u64::from(p.len),

@@ -10,7 +10,8 @@
 //!
 //! Invariants (hostile input): a record is read only up to its index length and at most
 //! [`MAX_RECORD`] bytes; it must decode (gzip member or plain WARC) to one `response` record
-//! of status 200 with an HTML payload, within the WARC reader's limits
+//! whose `WARC-Target-URI` is the URL the index names, of status 200 with an HTML payload of
+//! at most [`MAX_PAGE`] bytes, within the WARC reader's limits
 //! ([`dedust_io::warc`]); anything else is no page, and a pair with no page on either side
 //! has no verdict (`None`), never an error. A page under [`crate::refine::MIN_TERMS`] words
 //! (a stub) has no verdict either. The answer for a pair does not depend on the order pairs
@@ -32,13 +33,19 @@ use std::sync::{Arc, Mutex};
 /// Largest record (as stored in the file) read for one page.
 pub const MAX_RECORD: u64 = 16 << 20;
 
+/// Largest page (HTML once its codings are undone) compared; a larger one is no page.
+pub const MAX_PAGE: usize = 8 << 20;
+
 /// Most pages whose features are kept between comparisons.
 pub const MAX_CACHED: usize = 20_000;
 
 /// Where one URL's record lies: a file (an index into the files given to [`OnDemand::new`]),
-/// its offset and its length in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// its offset and its length in bytes, and the URL as the index spells it (the record's
+/// `WARC-Target-URI` must be that URL: a wrong offset reads no page).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordAt {
+    /// The record's target URI, as the index spells it.
+    pub url: String,
     /// Index into the files.
     pub file: usize,
     /// First byte of the record (of its gzip member in a `.warc.gz`).
@@ -68,7 +75,8 @@ pub struct OnDemandStats {
 /// let dir = std::env::temp_dir().join(format!("dedust-doc-ondemand-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let words = "zebras graze quietly across the wide golden savanna while distant lions rest \
-///              under acacia trees and herds of elephants move slowly toward the river at dusk";
+///              under acacia trees and herds of elephants move slowly toward the river at dusk \
+///              as the evening light fades over the hills";
 /// let rec = |url: &str, body: &str| {
 ///     let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>{body}</p>");
 ///     format!("WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\n\
@@ -77,14 +85,18 @@ pub struct OnDemandStats {
 /// let a = rec("http://h.org/a", words);
 /// let b = rec("http://h.org/a?s=1", words);
 /// let c = rec("http://h.org/b", "a different page about the tides of the northern sea and the \
-///     fishing boats that leave the harbour before dawn to follow the shoals of herring east");
+///     fishing boats that leave the harbour before dawn to follow the shoals of herring east, \
+///     with nets mended by old sailors who sing loud songs about storms, wrecks and home");
 /// let path = dir.join("crawl.warc");
 /// std::fs::write(&path, format!("{a}{b}{c}")).unwrap();
-/// let at = |offset: usize, len: usize| RecordAt { file: 0, offset: offset as u64, len: len as u64 };
+/// let at = |url: &str, offset: usize, len: usize| {
+///     let (offset, len) = (offset as u64, len as u64);
+///     (url.to_string(), RecordAt { url: url.to_string(), file: 0, offset, len })
+/// };
 /// let places: HashMap<String, RecordAt> = [
-///     ("http://h.org/a".to_string(), at(0, a.len())),
-///     ("http://h.org/a?s=1".to_string(), at(a.len(), b.len())),
-///     ("http://h.org/b".to_string(), at(a.len() + b.len(), c.len())),
+///     at("http://h.org/a", 0, a.len()),
+///     at("http://h.org/a?s=1", a.len(), b.len()),
+///     at("http://h.org/b", a.len() + b.len(), c.len()),
 /// ]
 /// .into();
 /// let check = OnDemand::new(vec![Some(path)], places);
@@ -160,7 +172,7 @@ impl OnDemand {
         if let Some(f) = self.cache.lock().expect("cache").get(url) {
             return f.clone();
         }
-        let place = *self.places.get(url)?;
+        let place = self.places.get(url)?;
         let path = self.files.get(place.file)?.as_ref()?;
         self.read.fetch_add(1, Ordering::Relaxed);
         let got = read_html(path, place).and_then(|html| {
@@ -179,8 +191,8 @@ impl OnDemand {
     }
 }
 
-/// The HTML of the status-200 response record at `at` in `path`, if it is one.
-fn read_html(path: &PathBuf, at: RecordAt) -> Option<String> {
+/// The HTML of the status-200 response record of `at.url` at `at` in `path`, if it is one.
+fn read_html(path: &PathBuf, at: &RecordAt) -> Option<String> {
     use dedust_io::warc::{decode_body, each_record, field, http_split};
     if at.len == 0 || at.len > MAX_RECORD {
         return None;
@@ -211,7 +223,9 @@ fn read_html(path: &PathBuf, at: RecordAt) -> Option<String> {
             if !std::mem::take(&mut first) {
                 return None;
             }
-            if field(&rec.fields, "WARC-Type") != Some("response") {
+            let uri =
+                field(&rec.fields, "WARC-Target-URI").map(|u| u.trim().trim_matches(['<', '>']));
+            if field(&rec.fields, "WARC-Type") != Some("response") || uri != Some(at.url.as_str()) {
                 return None;
             }
             let (status, hh, body) = http_split(&rec.block)?;
@@ -220,7 +234,9 @@ fn read_html(path: &PathBuf, at: RecordAt) -> Option<String> {
             if status != 200 || !html_type {
                 return None;
             }
-            html = decode_body(&hh, body).map(|p| String::from_utf8_lossy(&p).into_owned());
+            html = decode_body(&hh, body)
+                .filter(|p| p.len() <= MAX_PAGE)
+                .map(|p| String::from_utf8_lossy(&p).into_owned());
             None
         },
     );
@@ -238,7 +254,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dedust-ondemand-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let words = "zebras graze quietly across the wide golden savanna while distant lions \
-                     rest under acacia trees and herds of elephants move slowly toward the river";
+                     rest under acacia trees and herds of elephants move slowly toward the river \
+                     as the evening light fades over the hills";
         let rec = |kind: &str, status: &str, body: &str| {
             let block =
                 format!("HTTP/1.1 {status}\r\nContent-Type: text/html\r\n\r\n<p>{body}</p>");
@@ -298,34 +315,35 @@ mod tests {
             let len = if len == 0 { bytes.len() as u64 } else { len };
             let reference = good.len() as u64;
             std::fs::write(&path, [&bytes[..], good.as_bytes()].concat()).unwrap();
+            let at = |file, offset, len| RecordAt {
+                url: "http://h.org/".to_string(),
+                file,
+                offset,
+                len,
+            };
             let places: HashMap<String, RecordAt> = [
-                (
-                    "http://h.org/x".to_string(),
-                    RecordAt {
-                        file: 0,
-                        offset: 0,
-                        len,
-                    },
-                ),
+                ("http://h.org/x".to_string(), at(0, 0, len)),
                 (
                     "http://h.org/".to_string(),
-                    RecordAt {
-                        file: 0,
-                        offset: bytes.len() as u64,
-                        len: reference,
-                    },
+                    at(0, bytes.len() as u64, reference),
                 ),
+                ("http://h.org/gone".to_string(), at(1, 0, 10)),
+                // The index names another URL than the record holds: a wrong offset.
                 (
-                    "http://h.org/gone".to_string(),
+                    "http://h.org/other".to_string(),
                     RecordAt {
-                        file: 1,
-                        offset: 0,
-                        len: 10,
+                        url: "http://h.org/other".to_string(),
+                        ..at(0, bytes.len() as u64, reference)
                     },
                 ),
             ]
             .into();
             let check = OnDemand::new(vec![Some(path), None], places);
+            assert_eq!(
+                check.same("http://h.org/other", "http://h.org/"),
+                None,
+                "{name}"
+            );
             assert_eq!(
                 check.same("http://h.org/x", "http://h.org/"),
                 want,

@@ -17,7 +17,10 @@
 //! its pages: a `?p=`-to-thread canonical whose bodies differ joins nothing); a URL without a
 //! page whose declared cluster spans several content clusters is left out, counted; so is one
 //! whose site's declarations of that kind (its canonicals, its redirects), where pages can check
-//! them, are refuted more often than [`MAX_REFUTED`].
+//! them, are refuted more often than [`MAX_REFUTED`]. A declaration to another site (one site's
+//! redirect or canonical naming a URL of another) attaches a URL without a page only to a
+//! content cluster all on the declaring site: equal content across sites never carries another
+//! site's declaration into a site's cluster.
 //!
 //! # Complexity
 //! `O(U)` hash operations for `U` URLs in both inputs.
@@ -206,6 +209,19 @@ pub fn refine(declared: Vec<Cluster>, mut content: Vec<Cluster>) -> Refined {
         match k.as_slice() {
             [] => rest.push(d),
             [_] if without_page > 0 && !trusted(&d) => untrusted += without_page,
+            // Another site's URL is attached only where the content cluster is the declaring
+            // site's alone ([`declarer_site`]).
+            [k] if without_page > 0
+                && declarer_site(&d).is_some_and(|(site, spans)| {
+                    spans
+                        && !content[*k]
+                            .urls
+                            .iter()
+                            .all(|u| site_of(u) == Some(site.clone()))
+                }) =>
+            {
+                left_out += without_page;
+            }
             [k] => {
                 if without_page > 0 && renamed[*k].is_none() {
                     renamed[*k] = Some(d.id.clone());
@@ -245,6 +261,28 @@ pub fn refine(declared: Vec<Cluster>, mut content: Vec<Cluster>) -> Refined {
         untrusted,
         ..Refined::default()
     }
+}
+
+/// The registrable domain of a URL, as the base layer's trusted parse reads it.
+fn site_of(u: &str) -> Option<String> {
+    dedust_core::trusted_host(u)
+        .ok()
+        .map(|h| h.site().to_string())
+}
+
+/// The site of the URL that declared cluster `d` (its id's text after a `redirect:` or
+/// `canonical:` prefix) and whether `d` spans sites; `None` for any other cluster.
+fn declarer_site(d: &Cluster) -> Option<(String, bool)> {
+    let (prefix, url) = d.id.split_once(':')?;
+    if !prefix
+        .split('+')
+        .all(|p| matches!(p, "redirect" | "canonical"))
+    {
+        return None;
+    }
+    let site = site_of(url)?;
+    let spans = d.urls.iter().any(|u| site_of(u).as_ref() != Some(&site));
+    Some((site, spans))
 }
 
 /// Most share of a site's checkable declarations (of one kind) its pages may refute while its
@@ -369,6 +407,30 @@ mod tests {
                     vec!["https://s.org/c", "http://s.org/c"],
                 ],
                 (1, 1, 0, 0),
+            ),
+            // A page declaring a canonical on another site, whose text copies a page of that
+            // site: the canonical target (no page) never joins the copied page's cluster.
+            (
+                vec![c(
+                    "canonical:https://evil.example/e",
+                    &["https://evil.example/e", "https://victim.example/t"],
+                )],
+                vec![c(
+                    "k",
+                    &["https://evil.example/e", "https://victim.example/v1"],
+                )],
+                vec![vec!["https://evil.example/e", "https://victim.example/v1"]],
+                (0, 0, 1, 0),
+            ),
+            // … while a page alone in its cluster keeps the pair (its site's consent).
+            (
+                vec![c(
+                    "canonical:https://evil.example/e",
+                    &["https://evil.example/e", "https://victim.example/t"],
+                )],
+                vec![c("k", &["https://evil.example/e"])],
+                vec![vec!["https://evil.example/e", "https://victim.example/t"]],
+                (1, 0, 0, 0),
             ),
         ];
         for (declared, content, want, counts) in cases {

@@ -522,37 +522,38 @@ impl IndexEvidence {
     /// # Complexity
     /// `O(u)` base normalizations for `u` URLs.
     pub fn normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Facts> {
-        self.first_by_normalized(base)
-            .into_iter()
-            .map(|(n, (f, _))| (n, f))
-            .collect()
-    }
-
-    /// Where each record lies, by base-normalized URL (as [`IndexEvidence::normalized`]: the
-    /// first captured of several URLs with one normalized form; URLs without a place left out).
-    pub fn places_normalized(&self, base: &crate::BaseOptions) -> HashMap<String, Place> {
-        self.first_by_normalized(base)
-            .into_iter()
-            .filter_map(|(n, (_, p))| Some((n, p?)))
-            .collect()
-    }
-
-    fn first_by_normalized(
-        &self,
-        base: &crate::BaseOptions,
-    ) -> HashMap<String, (Facts, Option<Place>)> {
-        let mut best: HashMap<String, (u32, Facts, Option<Place>)> =
-            HashMap::with_capacity(self.by_url.len());
-        for (u, &(rank, f, p)) in &self.by_url {
+        let mut best: HashMap<String, (u32, Facts)> = HashMap::with_capacity(self.by_url.len());
+        for (u, &(rank, f, _)) in &self.by_url {
             let Ok(n) = crate::base_normalize(u, base) else {
                 continue;
             };
-            let e = best.entry(n).or_insert((rank, f, p));
+            let e = best.entry(n).or_insert((rank, f));
             if rank < e.0 {
-                *e = (rank, f, p);
+                *e = (rank, f);
             }
         }
-        best.into_iter().map(|(n, (_, f, p))| (n, (f, p))).collect()
+        best.into_iter().map(|(n, (_, f))| (n, f)).collect()
+    }
+
+    /// Where each record lies, by base-normalized URL, with the URL as the index spells it
+    /// (as [`IndexEvidence::normalized`]: the first captured of several URLs with one
+    /// normalized form; URLs without a place left out).
+    pub fn places_normalized(&self, base: &crate::BaseOptions) -> HashMap<String, (String, Place)> {
+        let mut best: HashMap<String, (u32, &str, Place)> =
+            HashMap::with_capacity(self.by_url.len());
+        for (u, &(rank, _, p)) in &self.by_url {
+            let Some(p) = p else { continue };
+            let Ok(n) = crate::base_normalize(u, base) else {
+                continue;
+            };
+            let e = best.entry(n).or_insert((rank, u.as_str(), p));
+            if rank < e.0 {
+                *e = (rank, u.as_str(), p);
+            }
+        }
+        best.into_iter()
+            .map(|(n, (_, u, p))| (n, (u.to_string(), p)))
+            .collect()
     }
 }
 

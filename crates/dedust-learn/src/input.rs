@@ -1588,10 +1588,10 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
         size[r] += 1;
     }
     // A cross-site pair a URL declared ({declarer, target}, [`declared_only`]) stays whole
-    // when each of its two parts' components holds no URL beyond the part, and no earlier
-    // pair claimed them: what else it meets there (the target's own capture, another site's
-    // redirect to the same target) adds nothing and is absorbed. Anything more (a target
-    // other pages share, a declarer with two targets) and the pair is split as any cluster.
+    // when each of its two parts' components holds no URL beyond the part and no other such
+    // pair: what else it meets there (the target's own capture) adds nothing and is absorbed.
+    // Anything more (a target other pages share, a target two declarers name, a declarer with
+    // two targets) and the pair is split as any cluster, whatever the input's order.
     let mut urls_in = vec![0usize; parts.len()];
     {
         let mut seen: HashSet<&str> = HashSet::new();
@@ -1603,12 +1603,21 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
             }
         }
     }
+    // Components wanted by candidate pairs, and by how many.
+    let mut wanted: HashMap<usize, usize> = HashMap::new();
+    for (i, mine) in parts_of.iter().enumerate() {
+        if consent[i] {
+            for &k in mine {
+                *wanted.entry(roots[k]).or_default() += 1;
+            }
+        }
+    }
     let mut claimed: HashMap<usize, usize> = HashMap::new();
     for (i, mine) in parts_of.iter().enumerate() {
         let keep = consent[i]
-            && mine.iter().all(|&k| {
-                urls_in[roots[k]] == parts[k].2.len() && !claimed.contains_key(&roots[k])
-            });
+            && mine
+                .iter()
+                .all(|&k| urls_in[roots[k]] == parts[k].2.len() && wanted[&roots[k]] == 1);
         if keep {
             claimed.extend(mine.iter().map(|&k| (roots[k], i)));
         } else {
@@ -2122,7 +2131,7 @@ mod tests {
                 ],
                 vec!["redirect:https://old.org/p https://old.org/p https://new.org/p"],
             ),
-            // A second site's redirect to the same target: the first pair holds the target.
+            // A second site's redirect to the same target: no pair, whatever the order.
             (
                 vec![
                     line("https://old.org/p", &to("https://new.org/p")),
@@ -2130,7 +2139,8 @@ mod tests {
                     line("https://new.org/p", &page("A")),
                 ],
                 vec![
-                    "redirect:https://old.org/p https://old.org/p https://new.org/p",
+                    "redirect:https://old.org/p https://old.org/p",
+                    "redirect:https://old.org/p https://new.org/p",
                     "redirect:https://other.org/q https://other.org/q",
                 ],
             ),

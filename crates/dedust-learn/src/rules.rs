@@ -716,6 +716,20 @@ fn observations(
         // the canonical host, whatever alias a member came from.
         let cross_site = uu.host != cu.host
             && crate::site::registrable_domain(uu.host) != crate::site::registrable_domain(cu.host);
+        // A consent pair ([`Prepared::consent_target`]) says only that its declaring site may
+        // be aliased to the target's: nothing about paths on the target's site.
+        if consent {
+            if cross_site {
+                out.push((
+                    GroupKey::Alias {
+                        from: (uu.scheme.to_string(), uu.host.to_string()),
+                        to: (cu.scheme.to_string(), cu.host.to_string()),
+                    },
+                    pair(true),
+                ));
+            }
+            continue;
+        }
         if uu.scheme != cu.scheme && !cross_site {
             out.push((GroupKey::Convention(Convention::Https), pair(true)));
         }
@@ -748,20 +762,6 @@ fn observations(
                 .copied()
                 .unwrap_or(0)
         };
-        // A consent pair ([`Prepared::consent_target`]) says only that its declaring site may
-        // be aliased to the target's: nothing about paths on the target's site.
-        if consent {
-            if cross_site {
-                out.push((
-                    GroupKey::Alias {
-                        from: (uu.scheme.to_string(), uu.host.to_string()),
-                        to: (cu.scheme.to_string(), cu.host.to_string()),
-                    },
-                    pair(true),
-                ));
-            }
-            continue;
-        }
         if (uu.scheme != cu.scheme || uu.host != cu.host)
             && (!cross_site || established(cu.host) > established(uu.host))
         {
@@ -1709,6 +1709,9 @@ pub struct Prepared {
     pub allow_cross_site: bool,
     /// One shard of a crawl ([`LearnOptions::shard`]).
     pub shard: bool,
+    /// URLs per host (scope host), counted the first time a consent to move a whole host to
+    /// another site is judged ([`consented`]).
+    host_urls: std::sync::OnceLock<HashMap<String, usize>>,
 }
 
 impl Default for Prepared {
@@ -1723,6 +1726,7 @@ impl Default for Prepared {
             declarers: Vec::new(),
             allow_cross_site: false,
             shard: false,
+            host_urls: std::sync::OnceLock::new(),
         }
     }
 }
@@ -1980,6 +1984,25 @@ impl Prepared {
         (a != b).then_some(1 - at as u32)
     }
 
+    /// How many distinct URLs of the data are on `host` (a scope host: with its port).
+    fn urls_on(&self, host: &str) -> usize {
+        let counts = self.host_urls.get_or_init(|| {
+            let mut seen: foldhash::HashSet<&str> = foldhash::HashSet::new();
+            let mut m: HashMap<String, usize> = HashMap::new();
+            for c in 0..self.len() {
+                for u in self.urls(c).iter() {
+                    if seen.insert(u) {
+                        if let Some(p) = split_url(u) {
+                            *m.entry(p.scope_host(u).to_string()).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            m
+        });
+        counts.get(host).copied().unwrap_or(0)
+    }
+
     /// Cluster `c`'s members that take part in alignment (indices into [`Prepared::urls`]).
     pub fn sample(&self, c: usize) -> &[u32] {
         match self.capped.binary_search_by_key(&c, |&(k, _)| k) {
@@ -2001,12 +2024,18 @@ impl Prepared {
     }
 }
 
+/// Least share of a host's URLs that must declare a move of the whole host to another site
+/// ([`consented`]).
+pub const MIN_MOVED_SHARE: f64 = 0.9;
+
 /// `rules` built from the pairs `obs`, split into those that may be kept and those that move
 /// URLs to another host or literal path prefix ([`dedust_core::site_move`]) without consent.
 /// A move is consented when some of its pairs rewrite the very URL that declared the redirect
 /// or canonical ([`Consent::Declared`], counting those pairs), or with `--allow-cross-site`
 /// ([`Consent::AllowCrossSite`]); a cross-host rule naming one literal host never is. The
 /// Public Suffix List plays no part: tenants of one registrable domain are sites of their own.
+/// A whole host moved to another registrable domain needs [`MIN_MOVED_SHARE`] of the host's
+/// URLs in the data to have declared it.
 ///
 /// # Complexity
 /// `O(n)` for `n` pairs of a move (declarers are looked up by binary search); nothing for the
@@ -2018,13 +2047,26 @@ fn consented(rules: Vec<Rule>, obs: &[Obs], prep: &Prepared) -> (Vec<Rule>, Vec<
             None => out.0.push(r),
             Some(dedust_core::Move::AnyHostToOne) => out.1.push(r),
             Some(_) => {
-                let declared = obs
+                let mut declared = obs
                     .iter()
                     .filter(|o| {
                         o.signal & DECLARED_SIGNALS != 0
                             && prep.declarer(o.cluster) == Some(o.from_url)
                     })
                     .count();
+                // A whole host sent to another site needs nearly all of the host's URLs to
+                // declare it: a site whose outlink redirector (`/go/N` → another site) is
+                // consistent has not moved its other pages there.
+                let whole_host = r.kind == dedust_core::RuleKind::Alias
+                    && r.output.host.as_deref().is_some_and(|to| {
+                        crate::site::registrable_domain(to)
+                            != crate::site::registrable_domain(&r.source.host)
+                    });
+                if whole_host
+                    && (declared as f64) < MIN_MOVED_SHARE * prep.urls_on(&r.source.host) as f64
+                {
+                    declared = 0;
+                }
                 r.consent = if declared > 0 {
                     Some(Consent::Declared(declared))
                 } else if prep.allow_cross_site {
