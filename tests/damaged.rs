@@ -1,6 +1,7 @@
 //! Damaged inputs and nonsense flags: every command reads a damaged gzip file up to the damage
 //! and says so alike; a WARC record whose `Content-Length` is no number of bytes is one skip,
-//! and the records after it are read; flag values that cannot work are refused.
+//! and the records after it are read; flag values that cannot work are refused; a rule file or
+//! list past the size limit is refused before it is held.
 //!
 //! In: small files written here (a URL list and a cluster file gzipped, then padded with zeros
 //! or cut; a WARC of three redirect records). Out: exit codes, outputs and warnings of `learn`,
@@ -179,4 +180,30 @@ fn nonsense_flag_values_are_refused() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A rule file or list past the limit (`-r /dev/zero`, an endless stream) is refused with an
+/// error naming the file and the limit, after reading no more than the limit.
+#[test]
+fn an_endless_rule_file_or_list_is_refused_at_the_limit() {
+    let limit = dedust::rulefile::MAX_RULE_FILE.to_string();
+    for args in [
+        &["normalize", "-r", "/dev/zero"][..],
+        &[
+            "import",
+            "--from",
+            "clearurls",
+            "/dev/zero",
+            "-o",
+            "/dev/null",
+        ][..],
+    ] {
+        let o = dedust(args, b"http://h.org/\n");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("/dev/zero") && err.contains(&format!("more than {limit} bytes")),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -1,7 +1,6 @@
 //! `dedust export`: rules in a crawler's format; skipped rules and settings to make on stderr.
 
 use crate::cli::ExportArgs;
-use anyhow::Context;
 
 pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
     let mut inputs: Vec<&str> = a.rules.iter().map(String::as_str).collect();
@@ -28,7 +27,7 @@ pub fn run(a: ExportArgs) -> anyhow::Result<i32> {
             eprintln!("dedust: error: --with-nutch-defaults goes with --to nutch");
             return Ok(2);
         }
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+        let text = dedust::rulefile::read_capped(path, dedust::rulefile::MAX_RULE_FILE)?;
         let mut first = dedust::import_nutch(&text, path)?;
         info!(
             "export: {} rules of {path} first, as Nutch applies them",

@@ -1,11 +1,10 @@
 //! `dedust import`: a crawler's rule file into a dedust rule file (rules kept in order).
 
 use crate::cli::{ImportArgs, ImportFormat};
-use anyhow::Context;
 
 pub fn run(a: ImportArgs) -> anyhow::Result<i32> {
     super::refuse_overwrite(&[a.output.as_deref()], &[&a.input])?;
-    let text = std::fs::read_to_string(&a.input).with_context(|| format!("reading {}", a.input))?;
+    let text = dedust::rulefile::read_capped(&a.input, dedust::rulefile::MAX_RULE_FILE)?;
     let list = match a.format {
         ImportFormat::Nutch => dedust::lists::ListImport {
             rules: dedust::import_nutch(&text, &a.input)?,

@@ -23,6 +23,9 @@ pub enum Error {
         path: String,
         /// Malformed lines skipped.
         skipped: usize,
+        /// The first few of them: (1-based line, or 0 where a message names its own place such
+        /// as `file#record`; why).
+        first: Vec<(usize, String)>,
     },
     /// A header or format problem that makes the whole input unreadable.
     Format {
@@ -53,10 +56,23 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io { path, source } => write!(f, "{path}: {source}"),
-            Error::EmptyInput { path, skipped } => write!(
-                f,
-                "{path}: no usable records (empty input; {skipped} malformed lines skipped)"
-            ),
+            Error::EmptyInput {
+                path,
+                skipped,
+                first,
+            } => {
+                write!(
+                    f,
+                    "{path}: no usable records (empty input; {skipped} malformed lines skipped)"
+                )?;
+                for (line, why) in first {
+                    match line {
+                        0 => write!(f, "\n  {why}")?,
+                        n => write!(f, "\n  line {n}: {why}")?,
+                    }
+                }
+                Ok(())
+            }
             Error::Format {
                 path,
                 line,

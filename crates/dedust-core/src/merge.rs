@@ -137,6 +137,7 @@ fn merge_impl(
         return Err(Error::EmptyInput {
             path: "(no rule files)".into(),
             skipped: 0,
+            first: Vec::new(),
         });
     };
     for (i, f) in files.iter().enumerate().skip(1) {

@@ -319,21 +319,58 @@ impl RuleFile {
         RuleFile::parse_any(&RuleFile::read_text(path)?, path)
     }
 
-    /// The text of a rule file on disk, or of standard input when `path` is `-`.
+    /// The text of a rule file on disk, or of standard input when `path` is `-`, at most
+    /// [`MAX_RULE_FILE`] bytes.
     fn read_text(path: &str) -> Result<String> {
-        let io = |e| Error::Io {
-            path: path.to_string(),
-            source: e,
-        };
-        let text = if path == "-" {
-            let mut t = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut t).map_err(io)?;
-            t
-        } else {
-            std::fs::read_to_string(path).map_err(io)?
-        };
-        Ok(text)
+        read_capped(path, MAX_RULE_FILE)
     }
+}
+
+/// Largest rule file or list read (256 MiB; a merged rule file of a 20 M-line crawl is about
+/// 40 MB): a larger input is refused with an error before it is held, and `-r /dev/zero` ends.
+pub const MAX_RULE_FILE: u64 = 256 << 20;
+
+/// The text of `path` (standard input for `-`), refused with an error when it holds more than
+/// `limit` bytes or is not UTF-8. Reads at most `limit + 1` bytes.
+///
+/// ```
+/// use dedust_core::__private::rulefile::read_capped;
+/// let p = std::env::temp_dir().join(format!("dedust-doc-capped-{}", std::process::id()));
+/// std::fs::write(&p, "0123456789").unwrap();
+/// let p = p.to_str().unwrap();
+/// assert_eq!(read_capped(p, 10).unwrap(), "0123456789");
+/// assert!(read_capped(p, 9).unwrap_err().to_string().contains("more than 9 bytes"));
+/// ```
+pub fn read_capped(path: &str, limit: u64) -> Result<String> {
+    use std::io::Read;
+    let io = |e| Error::Io {
+        path: path.to_string(),
+        source: e,
+    };
+    let mut bytes = Vec::new();
+    let read = if path == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::RuleFile {
+            path: path.to_string(),
+            message: format!(
+                "more than {limit} bytes: refused (the limit on rule files and lists)"
+            ),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+        ))
+    })
 }
 
 /// `secs` since the Unix epoch as an RFC 3339 UTC time with seconds (`1970-01-01T00:00:00Z`):

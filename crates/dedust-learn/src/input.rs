@@ -1330,9 +1330,18 @@ fn finish(mut acc: Acc, mut rep: ReadReport, name: &str) -> Result<(Vec<Cluster>
         dedup_urls(&mut c.urls);
     }
     if acc.clusters.is_empty() {
+        // Name the first lines and why: malformed ones, then those no trust decision took.
+        let mut first = rep.first_bad.clone();
+        first.extend(
+            rep.first_ambiguous
+                .iter()
+                .map(|(n, why)| (*n, format!("ambiguous: {why}"))),
+        );
+        first.truncate(5);
         return Err(Error::EmptyInput {
             path: name.to_string(),
             skipped: rep.skipped,
+            first,
         });
     }
     let clusters = match rep.format {
@@ -2419,6 +2428,13 @@ mod tests {
             read("crawl.gz", b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
             Err(Error::EmptyInput { skipped: 1, .. })
         ));
+        // An input where every line is bad names the first ones and why.
+        let e = read("i.cdxj", b"x 2024 {\"url\": 5}\nx 2024 {bad\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 malformed lines skipped"), "{e}");
+        assert!(e.contains("\n  line 1: no `url`"), "{e}");
+        assert!(e.contains("\n  line 2: bad JSON"), "{e}");
         // Each skipped line says what is wrong with it.
         let (_, rep) = read(
             "a.tsv",
