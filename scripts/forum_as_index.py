@@ -103,23 +103,36 @@ def run(cmd, **kw):
     return r
 
 
+def digests_of(urls, pages, truth, shared):
+    """Per URL: (digest, the page whose body the digest is of, or None). A shared cluster's
+    members carry the sha1 of its first member's html (by URL order); every other URL the sha1
+    of its own html."""
+    members = defaultdict(list)
+    for u, c in truth.items():
+        members[c].append(u)
+    out = {}
+    for u in urls:
+        c = truth[u]
+        if c in shared:
+            first = min((m for m in members[c] if m in pages), default=None)
+            digest = sha1_b32(pages[first].encode()) if first else sha1_b32(("cluster:" + c).encode())
+        else:
+            first = None
+            digest = sha1_b32(pages[u].encode()) if u in pages else sha1_b32(("url:" + u).encode())
+        out[u] = (digest, first)
+    return out
+
+
 def write_cdxj(path, urls, pages, truth, shared, shared_length="own"):
     """One status-200 capture per URL; `shared`: cluster ids whose members share a digest;
     `shared_length`: `own` (each page's gzip size) or `first` (the digest's page's size, what
     byte-identical payloads would give)."""
-    members = defaultdict(list)
-    for u, c in truth.items():
-        members[c].append(u)
+    digests = digests_of(urls, pages, truth, shared)
     lines = []
     for i, u in enumerate(sorted(urls)):
         c = truth[u]
         page = pages.get(u)
-        first = None
-        if c in shared:
-            first = min(m for m in members[c] if m in pages) if any(m in pages for m in members[c]) else None
-            digest = sha1_b32(pages[first].encode()) if first else sha1_b32(("cluster:" + c).encode())
-        else:
-            digest = sha1_b32(page.encode()) if page is not None else sha1_b32(("url:" + u).encode())
+        digest, first = digests[u]
         rec = {"url": u, "mime": "text/html", "status": "200", "digest": digest}
         body = pages[first] if c in shared and shared_length == "first" and first else page
         if body is not None:
@@ -140,18 +153,10 @@ def write_cdxj_pages(path, warc_path, urls, pages, truth, shared):
     """As `write_cdxj`, with each page also written as a WARC response record (one gzip member)
     to `warc_path`, in key order, and the CDXJ's `filename`, `offset` and `length` naming that
     member, as a Common Crawl index does. Shared clusters' captures keep their shared digest."""
-    members = defaultdict(list)
-    for u, c in truth.items():
-        members[c].append(u)
+    digests = digests_of(urls, pages, truth, shared)
     lines = []
     for i, u in enumerate(sorted(urls)):
-        c = truth[u]
-        page = pages.get(u)
-        if c in shared:
-            first = min((m for m in members[c] if m in pages), default=None)
-            digest = sha1_b32(pages[first].encode()) if first else sha1_b32(("cluster:" + c).encode())
-        else:
-            digest = sha1_b32(page.encode()) if page is not None else sha1_b32(("url:" + u).encode())
+        digest = digests[u][0]
         ts = (T0 + datetime.timedelta(seconds=7 * i)).strftime("%Y%m%d%H%M%S")
         lines.append([surt(u), ts, {"url": u, "mime": "text/html", "status": "200", "digest": digest}])
     lines.sort(key=lambda x: (x[0], x[1]))
