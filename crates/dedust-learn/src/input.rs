@@ -1602,7 +1602,8 @@ fn union_shared(clusters: Vec<Cluster>) -> Vec<Cluster> {
     // Anything more (a target other pages share, a target two declarers name, a declarer with
     // two targets) and the pair is split as any cluster, whatever the input's order.
     let mut urls_in = vec![0usize; parts.len()];
-    {
+    // (Counted only when there is a pair to judge: most indexes hold none.)
+    if consent.iter().any(|&c| c) {
         let mut seen: HashSet<&str> = HashSet::new();
         for (k, (_, _, urls)) in parts.iter().enumerate() {
             for u in urls {
