@@ -542,6 +542,18 @@ pub struct ReportArgs {
     /// Output HTML file.
     #[arg(short, long, default_value = "dedust-report.html")]
     pub output: String,
+    /// Also draw the alignment graph of this rule's family (a rule id, or text of its pattern)
+    /// as SVG: the first training clusters the rule rewrites, aligned token by token.
+    #[arg(long, value_name = "RULE")]
+    pub graph: Option<String>,
+    /// Where `--graph` writes the SVG (it is also shown in the HTML report).
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "dedust-graph.svg",
+        requires = "graph"
+    )]
+    pub graph_output: String,
 }
 
 #[derive(Args, Debug)]

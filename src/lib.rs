@@ -30,7 +30,7 @@ pub use dedust_core::__private::{
 pub use dedust_interop::{export, import, lists};
 pub use dedust_io::{bytes_read, take_damage};
 pub use dedust_learn::{
-    align, consensus, evidence, generalize, input, metrics, pipeline, report, rules, synth,
+    align, consensus, evidence, family, generalize, input, metrics, pipeline, report, rules, synth,
     tokenize, validate, warc,
 };
 

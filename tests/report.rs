@@ -116,3 +116,55 @@ fn report_renders_in_headless_chromium() {
     );
     eprintln!("report screenshot: {} bytes ({browser})", bytes.len());
 }
+
+#[test]
+fn report_draws_a_rules_family_graph() {
+    let t = TempDir::new("report-graph");
+    let (html, svg) = (t.path("r.html"), t.path("g.svg"));
+    let run = |rule: &str| {
+        dedust(
+            &[
+                "report",
+                "--truth",
+                "datasets/demo/clusters.tsv",
+                "-o",
+                &html,
+                "--graph",
+                rule,
+                "--graph-output",
+                &svg,
+            ],
+            b"",
+        )
+    };
+    // A rule no kept rule names is an error that says so; nothing is written.
+    let o = run("no-such-rule");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--graph no-such-rule: no kept rule"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!std::path::Path::new(&svg).exists());
+    // `://` is in every pattern: the first kept rule's family is drawn.
+    let o = run("://");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let nodes: usize = err
+        .split(" nodes)")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no node count in: {err}"));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{text}");
+    // One box per alignment node, and at least the URL's scheme, host and a path token.
+    assert_eq!(text.matches("<rect class=\"node").count(), nodes, "{text}");
+    assert!(nodes >= 3, "{nodes}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Alignment graph of rule") && page.contains("<rect class=\"node"));
+    assert!(
+        page.contains("consensus of "),
+        "the rules table shows each rule's consensus"
+    );
+}

@@ -170,6 +170,9 @@ pub fn run(a: LearnArgs) -> anyhow::Result<i32> {
                 if !r.signals.is_empty() {
                     v["signals"] = serde_json::json!(r.signals);
                 }
+                if let Some(c) = &r.consensus {
+                    v["consensus"] = serde_json::json!(c);
+                }
                 if r.is_global() {
                     v["sites"] = serde_json::json!(r.sites);
                     v["except"] = serde_json::json!(r.except);

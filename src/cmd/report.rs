@@ -9,7 +9,8 @@ use dedust::{LearnConfig, LearnOptions, ValidateOptions};
 const SWEEP: &[f64] = &[0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0];
 
 pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
-    super::refuse_overwrite(&[Some(&a.output)], &[&a.truth])?;
+    let graph_out = a.graph.as_ref().map(|_| a.graph_output.as_str());
+    super::refuse_overwrite(&[Some(&a.output), graph_out], &[&a.truth])?;
     let (clusters, evidence) = super::read_clusters(&a.truth, a.truth_format.format)?;
     let base = a.base.options();
     let f = a.test_fraction.clamp(0.0, 1.0);
@@ -52,6 +53,39 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
     }
     bars.finish();
     let chosen = chosen.expect("chosen threshold is in the sweep");
+    let graph = match &a.graph {
+        Some(want) => {
+            let rule = chosen
+                .file
+                .rules
+                .iter()
+                .find(|r| r.id == *want)
+                .or_else(|| chosen.file.rules.iter().find(|r| r.pattern.contains(want.as_str())))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "report: --graph {want}: no kept rule has this id or pattern text ({} rules kept at max-fpr {})",
+                        chosen.file.rules.len(),
+                        a.validate.max_fpr
+                    )
+                })?;
+            let family = family_clusters(rule, &parts[0], &base);
+            let (svg, nodes) = dedust::family::family_svg(&family);
+            super::write_out(Some(&a.graph_output), &svg)?;
+            info!(
+                "report: wrote {} (rule {}: {} URLs of {} clusters aligned, {nodes} nodes)",
+                a.graph_output,
+                rule.id,
+                family
+                    .iter()
+                    .map(Vec::len)
+                    .sum::<usize>()
+                    .min(dedust::family::SVG_MAX_URLS),
+                family.len()
+            );
+            Some((rule.id.clone(), rule.pattern.clone(), svg))
+        }
+        None => None,
+    };
     let data = ReportData {
         title: a.truth.clone(),
         setup: format!(
@@ -67,10 +101,47 @@ pub fn run(a: ReportArgs) -> anyhow::Result<i32> {
         chosen: a.validate.max_fpr,
         comparison: chosen.comparison,
         rules: chosen.file.rules,
+        graph,
     };
     super::write_out(Some(&a.output), &render(&data))?;
     info!("report: wrote {}", a.output);
     Ok(0)
+}
+
+/// The training clusters a rule rewrites, for its family's graph: per cluster, the URLs the
+/// rule rewrites and what they become (base-normalized), until [`dedust::family::SVG_MAX_URLS`].
+fn family_clusters(
+    rule: &dedust::Rule,
+    clusters: &[dedust::Cluster],
+    base: &dedust::BaseOptions,
+) -> Vec<Vec<String>> {
+    let n = dedust::Normalizer::new(vec![rule.clone()], None);
+    let mut out = Vec::new();
+    let mut total = 0;
+    for c in clusters {
+        let mut urls: Vec<String> = Vec::new();
+        for u in &c.urls {
+            let Ok(b) = dedust::base_normalize(u, base) else {
+                continue;
+            };
+            let to = n.apply_rules(b.clone()).url;
+            if to != b {
+                for v in [to, b] {
+                    if !urls.contains(&v) {
+                        urls.push(v);
+                    }
+                }
+            }
+        }
+        if urls.len() >= 2 {
+            total += urls.len();
+            out.push(urls);
+            if total >= dedust::family::SVG_MAX_URLS {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// This run's command line, each argument shell-quoted where it needs it (so it can be pasted

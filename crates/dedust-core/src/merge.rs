@@ -61,13 +61,15 @@ pub struct MergeReport {
     pub foreign: Vec<(String, Option<String>, usize)>,
 }
 
-/// Whether two rules are the same but for their provenance (two runs learning one rule).
+/// Whether two rules are the same but for their provenance (two runs learning one rule: when
+/// and from what, [`Rule::learned`], and the sample of its family read, [`Rule::consensus`]).
 fn same_rule(a: &Rule, b: &Rule) -> bool {
-    if a.learned == b.learned {
+    if a.learned == b.learned && a.consensus == b.consensus {
         return a == b;
     }
     let strip = |r: &Rule| Rule {
         learned: None,
+        consensus: None,
         ..r.clone()
     };
     strip(a) == strip(b)
@@ -293,6 +295,19 @@ fn merge_impl(
             }
         }
     }
+    // The consensus each id records: the one read from most clusters (then URLs, then text), so
+    // that the order of the files and of partial merges does not matter.
+    let mut consensus: BTreeMap<String, crate::model::ConsensusRecord> = BTreeMap::new();
+    let rank = |c: &crate::model::ConsensusRecord| {
+        (c.clusters, c.urls, c.family.clone(), c.columns.clone())
+    };
+    for r in files.iter().flat_map(|f| f.rules.iter().chain(&f.evidence)) {
+        if let Some(c) = &r.consensus {
+            if consensus.get(&r.id).is_none_or(|o| rank(o) < rank(c)) {
+                consensus.insert(r.id.clone(), c.clone());
+            }
+        }
+    }
     for f in files {
         for r in &f.rules {
             if r.revoked.is_some() || revoked.contains_key(&r.id) {
@@ -400,6 +415,9 @@ fn merge_impl(
         if let Some(l) = learned.get(&r.id) {
             r.learned = Some(l.clone());
         }
+        if let Some(c) = consensus.get(&r.id) {
+            r.consensus = Some(c.clone());
+        }
     }
     for rec in revoked.into_values() {
         rep.revoked += 1;
@@ -421,6 +439,9 @@ fn merge_impl(
     for e in &mut out.evidence {
         if let Some(l) = learned.get(&e.id) {
             e.learned = Some(l.clone());
+        }
+        if let Some(c) = consensus.get(&e.id) {
+            e.consensus = Some(c.clone());
         }
     }
     for f in &distinct {

@@ -478,6 +478,38 @@ pub struct Rule {
     /// after the revocation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revoked: Option<Revoked>,
+    /// The consensus of the family of clusters the rule was learned from (`learn` writes it;
+    /// provenance, as [`Rule::learned`]: two runs that learn one rule from other samples of its
+    /// family may record other values). Absent in files written before it and in imported rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consensus: Option<ConsensusRecord>,
+}
+
+/// What a rule file records of a learned rule's consensus: the family's clusters read column by
+/// column (see `dedust_learn::family`).
+///
+/// ```
+/// use dedust_core::__private::model::ConsensusRecord;
+/// let r: ConsensusRecord = serde_json::from_str(
+///     r#"{"family":"*://f.org/s.php?[mode]&t={int}","clusters":2,"urls":4,"columns":["?mode optional alpha hybrid","?t capture int 1 2"]}"#,
+/// ).unwrap();
+/// assert_eq!(r.clusters, 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsensusRecord {
+    /// The consensus in the pattern notation: invariant units literal, captures typed
+    /// (`{int}`), variants as their values (`{forum.php|index.php}`), optional parameters in
+    /// brackets, parameters found in some clusters only in parentheses.
+    pub family: String,
+    /// Clusters of the family read.
+    pub clusters: usize,
+    /// Their URLs read.
+    pub urls: usize,
+    /// Every column that is not invariant: `unit class type value…` (`?p optional int 7 9`;
+    /// units `scheme`, `host`, `/N` for the N-th path segment, `?name`; classes `capture`,
+    /// `variant`, `optional`, `partial`; at most four values, then `…`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
 }
 
 /// Provenance of a rule: when and from what it was learned.
@@ -571,6 +603,7 @@ impl Rule {
             domains: None,
             learned: None,
             revoked: None,
+            consensus: None,
         }
     }
 

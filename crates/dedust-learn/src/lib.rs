@@ -5,7 +5,7 @@
 //! `dedust-core`) whose rules map every URL of such a cluster to one canonical URL and
 //! generalize to URLs and hosts never seen. One module per stage: [`input`] →
 //! [`tokenize`](mod@tokenize) → [`align`](mod@align) → [`consensus`](mod@consensus) → [`rules`]
-//! (candidates) → [`generalize`] → [`validate`]; [`pipeline`] runs the whole job,
+//! (candidates, each with its [`family`] consensus) → [`generalize`] → [`validate`]; [`pipeline`] runs the whole job,
 //! [`metrics`](mod@metrics) and [`report`] measure a canonicalization, [`synth`] generates
 //! synthetic data with ground truth, [`warc`] reads the duplicate evidence a crawl's WARC
 //! records carry, [`evidence`] says what a web-archive index proves (same, different or
@@ -36,6 +36,7 @@ use dedust_core::{base_normalize, Normalizer};
 pub mod align;
 pub mod consensus;
 pub mod evidence;
+pub mod family;
 pub mod generalize;
 pub mod input;
 pub mod metrics;

@@ -23,6 +23,9 @@ pub struct ReportData {
     pub comparison: Comparison,
     /// The rules at the chosen threshold.
     pub rules: Vec<Rule>,
+    /// A rule's family graph to show: its id, its pattern and the SVG
+    /// ([`crate::family::family_svg`]).
+    pub graph: Option<(String, String, String)>,
 }
 
 /// Escape text for HTML.
@@ -153,7 +156,7 @@ fn svg(sweep: &[(f64, Metrics)], chosen: f64) -> String {
 /// use dedust_learn::report::{render, ReportData};
 /// use dedust_learn::{compare, BaseOptions};
 /// let c = compare(&[], vec![], &BaseOptions::default());
-/// let html = render(&ReportData { title: "t<1>".into(), setup: "s".into(), sweep: vec![(0.1, c.rules)], chosen: 0.1, comparison: c, rules: vec![] });
+/// let html = render(&ReportData { title: "t<1>".into(), setup: "s".into(), sweep: vec![(0.1, c.rules)], chosen: 0.1, comparison: c, rules: vec![], graph: None });
 /// assert!(html.contains("<svg") && html.contains("t&lt;1&gt;"));
 /// ```
 pub fn render(d: &ReportData) -> String {
@@ -214,8 +217,31 @@ th{{background:#f0f0f0}} td.n{{text-align:right;font-variant-numeric:tabular-num
             r.urls,
             ex.join("<br>")
         );
+        if let Some(c) = &r.consensus {
+            let _ = write!(
+                h,
+                r#"<tr><td></td><td colspan="5" class="ex">consensus of {} cluster(s), {} URLs: <code>{}</code>{}</td></tr>"#,
+                c.clusters,
+                c.urls,
+                esc(&c.family),
+                c.columns
+                    .iter()
+                    .map(|e| format!("<br><code>{}</code>", esc(e)))
+                    .collect::<String>()
+            );
+        }
     }
-    h.push_str("</table></body></html>\n");
+    h.push_str("</table>");
+    if let Some((id, pattern, svg)) = &d.graph {
+        // The SVG escapes its own text ([`crate::family::family_svg`]).
+        let _ = write!(
+            h,
+            "<h2>Alignment graph of rule {} (<code>{}</code>)</h2><p class=\"note\">Nodes are aligned tokens with the URLs through them; dashed nodes are optional columns (some URLs skip them), shaded ones hold several texts.</p><div style=\"overflow-x:auto\">{svg}</div>",
+            esc(id),
+            esc(pattern)
+        );
+    }
+    h.push_str("</body></html>\n");
     h
 }
 

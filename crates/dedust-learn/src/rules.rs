@@ -43,6 +43,7 @@
 use crate::align::align;
 use crate::base::{base_normalize, BaseOptions};
 use crate::consensus::consensus;
+use crate::family::{family_consensus, FamilyClass, FamilyConsensus, Unit};
 use crate::tokenize::{split_url, tokenize, Tokens};
 use crate::validate::LabeledUrls;
 use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
@@ -306,7 +307,7 @@ fn is_code(seg: &str) -> bool {
 /// `-` or `_` alone, at least three parts, at least two of them not all digits
 /// (`best-running-shoes-2024`, `caf%C3%A9-au-lait`; not `t-123`, `f-12.html`, `B07XJ8C8F5`,
 /// `2024-05-01`).
-fn is_slug(seg: &str) -> bool {
+pub(crate) fn is_slug(seg: &str) -> bool {
     let mut parts = 0;
     let mut words = 0;
     for p in seg.split(['-', '_']) {
@@ -317,6 +318,12 @@ fn is_slug(seg: &str) -> bool {
         words += usize::from(!p.bytes().all(|b| b.is_ascii_digit()));
     }
     parts >= 3 && words >= 2
+}
+
+/// Whether a path segment is one unit for alignment: a slug ([`is_slug`]) or a product code
+/// ([`is_code`]).
+pub(crate) fn is_slug_unit(seg: &str) -> bool {
+    is_slug(seg) || is_code(seg)
 }
 
 fn seg_tokens(seg: &str) -> Vec<(crate::TokenKind, String)> {
@@ -1671,6 +1678,148 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
     Some(rule)
 }
 
+/// Most clusters of one family read into its consensus ([`family_of`]): an even sample of a
+/// bigger family (validation checks every pair of it).
+const FAMILY_CLUSTERS: usize = 256;
+
+/// The consensus of a group's family ([`crate::family`]): per cluster (at most
+/// [`FAMILY_CLUSTERS`], evenly spread over the group's clusters), its target and its members in
+/// the group. `obs` is sorted by cluster.
+///
+/// # Complexity
+/// `O(FAMILY_CLUSTERS · members · L)` beside a pass over `obs`.
+fn family_of(obs: &[Obs]) -> FamilyConsensus {
+    let chunks: Vec<&[Obs]> = obs.chunk_by(|a, b| a.cluster == b.cluster).collect();
+    let step = chunks.len().div_ceil(FAMILY_CLUSTERS).max(1);
+    let rows: Vec<Vec<&str>> = chunks
+        .iter()
+        .step_by(step)
+        .map(|c| {
+            let mut v: Vec<&str> = Vec::with_capacity(c.len() + 1);
+            v.push(c[0].to_url);
+            for o in *c {
+                if !v.contains(&o.from_url) {
+                    v.push(o.from_url);
+                }
+            }
+            v
+        })
+        .collect();
+    family_consensus(rows.iter().map(Vec::as_slice))
+}
+
+/// A template group's pairs, split so that a parameter the family rewrites inside one cluster
+/// (a [`FamilyClass::Variant`] column the target writes with a literal value: pages `2` and `3`
+/// of one thread both shown as its page `1`) is literal in every rule, never a capture: one part
+/// per combination of such values (`None`: one part, `obs`). Variation across clusters (an id)
+/// stays a capture; so does a many → one target (a login wall, a soft 404: it copies nothing),
+/// where the variation inside the cluster is the mechanism, judged as a family
+/// (`--min-collapse` in validation). Path segments are left to the token-by-token typing of
+/// [`seg_pieces`]: a segment such as `item.do;jsessionid=A1` varies inside a cluster in its
+/// value only, and its literal part stays literal there.
+fn literal_variants<'a>(
+    key: &GroupKey,
+    obs: &[Obs<'a>],
+    family: &FamilyConsensus,
+) -> Option<Vec<Vec<Obs<'a>>>> {
+    let GroupKey::Template {
+        path,
+        params,
+        query: Some(q),
+        ..
+    } = key
+    else {
+        return None;
+    };
+    // A many → one target copies nothing.
+    let copies = path.as_ref().is_some_and(|(_, t)| {
+        t.iter()
+            .any(|o| matches!(o, SegOut::Copy(_) | SegOut::Param(_)))
+    }) || q
+        .iter()
+        .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)));
+    if !copies {
+        return None;
+    }
+    // A kept parameter the target writes with a literal value (`page=2` → `page=1`).
+    let names: Vec<&str> = params
+        .iter()
+        .filter(|n| {
+            q.iter()
+                .any(|(m, v)| m == *n && matches!(v, ValOut::Lit(_) | ValOut::Bare))
+                && family
+                    .column(&Unit::Param(n.to_string()))
+                    .is_some_and(|c| c.class == FamilyClass::Variant)
+        })
+        .map(String::as_str)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let mut parts: BTreeMap<Vec<Option<&str>>, Vec<Obs<'a>>> = BTreeMap::new();
+    for o in obs {
+        let k: Vec<Option<&str>> = names
+            .iter()
+            .map(|n| {
+                o.from
+                    .params
+                    .iter()
+                    .find(|(m, _)| m == n)
+                    .and_then(|(_, v)| *v)
+            })
+            .collect();
+        parts.entry(k).or_default().push(o.clone());
+    }
+    if parts.len() < 2 {
+        return None;
+    }
+    Some(parts.into_values().collect())
+}
+
+/// The consensus candidate of a host template's family: the template with every parameter
+/// column the family drops inside a cluster ([`FamilyClass::Optional`], the target not holding
+/// it) in one optional block, judged as one rule, where the template alone drops fewer (it
+/// drops by name only ids, [`id_valued`]; a setting is left to per-value drops). `None` when
+/// the block holds fewer than two parameters or adds none.
+fn joint_drop(key: &GroupKey, rule: &Rule, family: &FamilyConsensus) -> Option<Rule> {
+    let GroupKey::Template {
+        from,
+        query: Some(q),
+        literal: false,
+        params,
+        ..
+    } = key
+    else {
+        return None;
+    };
+    if from == ANY_HOST {
+        return None;
+    }
+    let block: BTreeSet<String> = family
+        .columns
+        .iter()
+        .filter(|c| c.class == FamilyClass::Optional)
+        .filter_map(|c| match &c.unit {
+            Unit::Param(n) => Some(n),
+            _ => None,
+        })
+        .filter(|n| !params.contains(n) && !q.iter().any(|(m, _)| m == *n))
+        .cloned()
+        .collect();
+    let have: BTreeSet<&String> = rule.source.optional.iter().collect();
+    if block.len() < 2 || block.iter().all(|n| have.contains(n)) {
+        return None;
+    }
+    let mut source = rule.source.clone();
+    source.optional = block.into_iter().collect();
+    let mut j = Rule::new(rule.kind, source, rule.output.clone());
+    j.clusters = rule.clusters;
+    j.urls = rule.urls;
+    j.examples = rule.examples.clone();
+    j.signals = rule.signals.clone();
+    Some(j)
+}
+
 /// Base-normalized clusters: per cluster its sorted distinct URLs, the members aligned (all, or an
 /// even sample of [`LearnOptions::max_cluster`]) and its label (a hash of its id).
 ///
@@ -2226,6 +2375,7 @@ pub fn candidates_from(
         .map(|(k, pairs)| {
             pairs.sort_unstable();
             let obs = materialize(pairs, prep, &targets);
+            let family = family_of(&obs);
             let rules: Vec<Rule> = match k {
                 GroupKey::GlobalDrop { name, path } => build_drops(ANY_HOST, &[], name, path, &obs),
                 // A cross-host template needs evidence from two sites at least; a shard counts
@@ -2251,8 +2401,25 @@ pub fn candidates_from(
                 } if !high_entropy(&drop_values(drop, &obs)) => {
                     build_drops(host, context, drop, &None, &obs)
                 }
+                GroupKey::Template { .. } => {
+                    let mut rules: Vec<Rule> = match literal_variants(k, &obs, &family) {
+                        Some(parts) => parts.iter().filter_map(|p| build_rule(k, p)).collect(),
+                        None => build_rule(k, &obs).into_iter().collect(),
+                    };
+                    if let Some(j) = rules.first().and_then(|r| joint_drop(k, r, &family)) {
+                        rules.push(j);
+                    }
+                    rules
+                }
                 _ => build_rule(k, &obs).into_iter().collect(),
             };
+            let rules = rules
+                .into_iter()
+                .map(|mut r| {
+                    r.consensus = Some(family.record(&r.scope));
+                    r
+                })
+                .collect();
             consented(rules, &obs, prep)
         })
         .collect();
@@ -2988,8 +3155,12 @@ mod tests {
             templates.contains(&"*://f.org/show.php?t={int:t}&[sid]"),
             "{templates:#?}"
         );
-        assert!(
-            !templates.iter().any(|p| p.contains("[mode]")),
+        // The pair template never drops `mode` by name; the family's joint block (every
+        // parameter dropped inside its clusters, one candidate judged as one rule) does.
+        let with_mode: Vec<&&str> = templates.iter().filter(|p| p.contains("[mode]")).collect();
+        assert_eq!(
+            with_mode,
+            [&"*://f.org/show.php?t={int:t}&[mode]&[sid]"],
             "{templates:#?}"
         );
         for v in ["hybrid", "threaded"] {
@@ -3195,5 +3366,110 @@ mod tests {
                 .unwrap()
         });
         assert_eq!(a, b);
+    }
+}
+
+#[cfg(test)]
+mod family_tests {
+    use super::*;
+
+    fn mk(id: &str, urls: &[&str]) -> Cluster {
+        Cluster {
+            id: id.into(),
+            urls: urls.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn candidates(cl: &[Cluster]) -> Vec<Rule> {
+        learn_candidates(cl, &LearnOptions::default(), &|_| {}).0
+    }
+
+    #[test]
+    fn every_candidate_records_its_family_consensus() {
+        // Five URLs, three optional parameters (ids): one host template drops them together,
+        // and records one consensus with the three optional columns.
+        let cl = [mk(
+            "c",
+            &[
+                "https://f.org/s.php?t=1",
+                "https://f.org/s.php?a=11&t=1",
+                "https://f.org/s.php?b=12&t=1",
+                "https://f.org/s.php?c=13&t=1",
+                "https://f.org/s.php?a=11&b=12&t=1",
+            ],
+        )];
+        let rules = candidates(&cl);
+        let host: Vec<&Rule> = rules
+            .iter()
+            .filter(|r| r.scope == "f.org" && r.kind == RuleKind::Template)
+            .collect();
+        // The pair generator's template (ids only by name) and the consensus's joint block.
+        let r = host
+            .iter()
+            .find(|r| r.source.optional.len() == 3)
+            .unwrap_or_else(|| panic!("no joint block: {rules:#?}"));
+        assert_eq!(r.pattern, "*://f.org/s.php?t={int:t}&[a]&[b]&[c]");
+        let c = r
+            .consensus
+            .as_ref()
+            .expect("a learned rule records its consensus");
+        assert_eq!(c.family, "*://f.org/s.php?[a]&[b]&[c]&t=1");
+        assert_eq!((c.clusters, c.urls), (1, 5));
+        for n in ["a", "b", "c"] {
+            assert!(
+                c.columns
+                    .iter()
+                    .any(|e| e.starts_with(&format!("?{n} optional int"))),
+                "{c:?}"
+            );
+        }
+        // Every candidate learned from clusters records one.
+        assert!(rules.iter().all(|r| r.consensus.is_some()), "{rules:#?}");
+    }
+
+    #[test]
+    fn variation_inside_one_cluster_is_never_a_capture() {
+        // (clusters, a pattern that must not be learned, one that must)
+        type Case = (
+            &'static [(&'static str, &'static [&'static str])],
+            &'static str,
+            &'static str,
+        );
+        let cases: &[Case] = &[
+            // Pages 2 and 3 of one thread shown as its page 1: not "every page is page 1".
+            (
+                &[(
+                    "c",
+                    &[
+                        "https://f.org/s.php?page=1&t=12",
+                        "https://f.org/s.php?page=2&t=12",
+                        "https://f.org/s.php?page=3&t=12",
+                    ],
+                )],
+                "*://f.org/s.php?page={int",
+                "*://f.org/s.php?page=2&t={int:t}",
+            ),
+            // Across clusters the same shape is a capture: `/t/N/` ≡ `/t/N`.
+            (
+                &[
+                    ("a", &["https://f.org/t/12", "https://f.org/t/12/x-y-z-1"]),
+                    ("b", &["https://f.org/t/40", "https://f.org/t/40/p-q-r-2"]),
+                ],
+                "*://f.org/t/12/",
+                "*://f.org/t/{int",
+            ),
+        ];
+        for (clusters, never, want) in cases {
+            let cl: Vec<Cluster> = clusters.iter().map(|(id, u)| mk(id, u)).collect();
+            let pats: Vec<String> = candidates(&cl).into_iter().map(|r| r.pattern).collect();
+            assert!(
+                !pats.iter().any(|p| p.starts_with(never)),
+                "{never}: {pats:#?}"
+            );
+            assert!(
+                pats.iter().any(|p| p.starts_with(want)),
+                "{want}: {pats:#?}"
+            );
+        }
     }
 }
