@@ -416,3 +416,63 @@ fn a_rule_chain_growing_a_url_stops_and_is_reported() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).len() <= 64 * 1024 + 1);
 }
+
+/// Imported rules write text: their output goes through the base layer again (a query they
+/// leave unsorted is sorted), so normalizing the output again changes nothing; a chain longer
+/// than the passes is counted and fails `--strict` (exit 3).
+#[test]
+fn imported_rules_reach_a_fixed_point_or_are_counted() {
+    let t = TempDir::new("normalize-fixed-point");
+    let import = |name: &str, xml: &str| -> String {
+        let file = t.write(&format!("{name}.xml"), xml.as_bytes());
+        let rules = t.path(&format!("{name}.json"));
+        let o = dedust(&["import", &file, "-o", &rules], b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        rules
+    };
+    // A rule whose substitution writes parameters out of order.
+    let unsorted = import(
+        "unsorted",
+        "<regex-normalize><regex><pattern>x=1</pattern><substitution>z=9&amp;a=0</substitution></regex></regex-normalize>",
+    );
+    let o = dedust(
+        &["normalize", "--strict", "-r", &unsorted],
+        b"http://h.org/p?x=1\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let once = stdout(&o);
+    assert_eq!(once, "http://h.org/p?a=0&z=9\n");
+    let o = dedust(&["normalize", "-r", &unsorted], once.as_bytes());
+    assert_eq!(stdout(&o), once, "normalizing the output again changes it");
+    // Thirty steps written in reverse order: one step a pass, more steps than passes.
+    let chain: String = (0..30)
+        .rev()
+        .map(|i| {
+            format!(
+                "<regex><pattern>/s{i}$</pattern><substitution>/s{}</substitution></regex>",
+                i + 1
+            )
+        })
+        .collect();
+    let chain = import(
+        "chain",
+        &format!("<regex-normalize>{chain}</regex-normalize>"),
+    );
+    let input = b"http://h.org/s0\nhttp://h.org/s29\nhttp://h.org/other\n";
+    let o = dedust(&["normalize", "--strict", "-r", &chain], input);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("normalize: 1 URLs were still changing after 8 passes"),
+        "{}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1..], ["http://h.org/s30", "http://h.org/other"]);
+    assert_ne!(
+        lines[0], "http://h.org/s30",
+        "the chain cannot finish in 8 passes"
+    );
+    let o = dedust(&["normalize", "-r", &chain], input);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -82,8 +82,22 @@ pub fn run(a: NormalizeArgs) -> anyhow::Result<i32> {
             dedust::normalize::MAX_LINE
         );
     }
+    let unsettled = n.unsettled_urls();
+    if unsettled > 0 {
+        eprintln!(
+            "normalize: {unsettled} URLs were still changing after {} passes over the rules (an imported rule chain longer than the passes, or rules undoing each other): their outputs are not a fixed point; normalizing them again may change them",
+            dedust::normalize::MAX_ROUNDS
+        );
+    }
     Ok(
-        if a.strict && (bad > 0 || limit > 0 || grew > 0 || !growing.is_empty() || refused > 0) {
+        if a.strict
+            && (bad > 0
+                || limit > 0
+                || grew > 0
+                || unsettled > 0
+                || !growing.is_empty()
+                || refused > 0)
+        {
             3
         } else {
             0

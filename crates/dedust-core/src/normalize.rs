@@ -50,6 +50,8 @@ pub struct Normalizer {
     /// Rewrites refused because the output would pass [`MAX_LINE`] (a rule chain growing a URL,
     /// such as an imported `a` → `aa`).
     too_long: Counter,
+    /// URLs whose rewriting was still changing them after [`MAX_ROUNDS`] passes.
+    unsettled: Counter,
 }
 
 /// A count shared by the threads using one [`Normalizer`] (a clone starts from the same count).
@@ -385,6 +387,7 @@ impl Normalizer {
             base,
             limit_hits: Counter::default(),
             too_long: Counter::default(),
+            unsettled: Counter::default(),
         }
     }
 
@@ -524,7 +527,15 @@ impl Normalizer {
                 }
                 // Nothing changed in the last pass (the first, or the one `wrap` began), or the
                 // passes ran out after one that changed the URL.
-                None => return (cur, !changed || wrap),
+                None => {
+                    let fixed = !changed || wrap;
+                    if !fixed {
+                        self.unsettled
+                            .0
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    return (cur, fixed);
+                }
             }
         }
     }
@@ -638,6 +649,27 @@ impl Normalizer {
         self.too_long.0.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many URLs the rules were still changing after [`MAX_ROUNDS`] passes (their output
+    /// is not a fixed point: normalizing it again may change it), over every call so far. Learned
+    /// rule sets converge; imported ones may not (a chain of 30 regex steps written in reverse
+    /// order, two rules undoing each other).
+    ///
+    /// ```
+    /// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
+    /// // Ten steps in reverse file order: one step a pass, more than the passes there are.
+    /// let rules: Vec<_> = (0..10).rev()
+    ///     .map(|i| dedust_core::regex_rule(&format!("/s{i}$"), &format!("/s{}", i + 1), "chain").unwrap())
+    ///     .collect();
+    /// let n = dedust_core::Normalizer::new(rules, None);
+    /// let (out, fixed) = n.apply_rules_fixed("http://h.org/s0".into());
+    /// assert!(!fixed && out.url != "http://h.org/s10");
+    /// assert_eq!(n.unsettled_urls(), 1);
+    /// # }
+    /// ```
+    pub fn unsettled_urls(&self) -> usize {
+        self.unsettled.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The first rule that changes `url`, and its output.
     pub fn apply_once(&self, url: &str) -> Option<(usize, String)> {
         self.apply_from(url, 0)
@@ -659,6 +691,14 @@ impl Normalizer {
                         .0
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
+                // An imported rule writes text, not the base form (Nutch's session-id rule
+                // leaves a query it cut unsorted): its output goes through the base layer again,
+                // so the result is in the form every other rule matches, and normalizing it again
+                // changes nothing. (An output the base layer refuses is kept as written.)
+                let out = match &self.base {
+                    Some(b) if out != url => base_normalize(&out, b).unwrap_or(out),
+                    _ => out,
+                };
                 Some((out, None))
             }
             None => apply_parts(&self.rules[i], url, p?),
