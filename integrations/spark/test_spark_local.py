@@ -40,12 +40,15 @@ def cross_host(text):
 def same_rules(a, b, what):
     """Exits unless two rule files hold the same rules in the same order, with the same fields in
     the same order (compared as re-serialized JSON), and the same exposure counts, but for
-    provenance: `learned` names each run's own input (`-` for a partition's pipe). The `evidence` lists may differ in the numbers of candidates no run
+    provenance: `learned` names each run's own input (`-` for a partition's pipe), `consensus` the
+    sample of each rule's family a run read. The `evidence` lists may differ in the numbers of candidates no run
     keeps (a partition judges the joint world of cross-host drops on its own data)."""
     def strip(t):
         v = json.loads(t)
         for r in v["rules"]:
             r.pop("learned", None)
+            # The sample of a rule's family each run read (provenance too).
+            r.pop("consensus", None)
         return v
     va, vb = strip(a), strip(b)
     ra, rb = va["rules"], vb["rules"]

@@ -296,7 +296,8 @@ fn merge_impl(
         }
     }
     // The consensus each id records: the one read from most clusters (then URLs, then text), so
-    // that the order of the files and of partial merges does not matter.
+    // that the order of the files and of partial merges does not matter. (Evidence entries
+    // carry none: `learn` leaves it out of them.)
     let mut consensus: BTreeMap<String, crate::model::ConsensusRecord> = BTreeMap::new();
     let rank = |c: &crate::model::ConsensusRecord| {
         (c.clusters, c.urls, c.family.clone(), c.columns.clone())
@@ -439,9 +440,6 @@ fn merge_impl(
     for e in &mut out.evidence {
         if let Some(l) = learned.get(&e.id) {
             e.learned = Some(l.clone());
-        }
-        if let Some(c) = consensus.get(&e.id) {
-            e.consensus = Some(c.clone());
         }
     }
     for f in &distinct {

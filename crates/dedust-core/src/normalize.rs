@@ -528,7 +528,20 @@ impl Normalizer {
                 // Nothing changed in the last pass (the first, or the one `wrap` began), or the
                 // passes ran out after one that changed the URL.
                 None => {
-                    let fixed = !changed || wrap;
+                    // The passes ran out after one that changed the URL: one more look says
+                    // whether that pass happened to end at a fixed point.
+                    let fixed = !changed
+                        || wrap
+                        || self
+                            .next_change(
+                                cur.as_deref().unwrap_or(url),
+                                at,
+                                false,
+                                0,
+                                false,
+                                &mut buf,
+                            )
+                            .is_none();
                     if !fixed {
                         self.unsettled
                             .0

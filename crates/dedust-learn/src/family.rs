@@ -40,6 +40,15 @@ use std::fmt::Write;
 /// Distinct values a column keeps to type and show (more are counted as "more").
 pub const MAX_VALUES: usize = 64;
 
+/// Most columns a [`ConsensusRecord`] lists.
+pub const MAX_RECORD_COLUMNS: usize = 32;
+
+/// Most characters of a unit name or value in a [`ConsensusRecord`].
+pub const MAX_RECORD_TEXT: usize = 64;
+
+/// Most characters of a [`ConsensusRecord`]'s family line.
+pub const MAX_RECORD_LINE: usize = 512;
+
 /// A URL unit: the key columns are matched by.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Unit {
@@ -330,16 +339,40 @@ impl FamilyConsensus {
     /// The record a rule file keeps of this consensus ([`ConsensusRecord`]): the family line
     /// ([`FamilyConsensus::line`]), the clusters and URLs read, and one entry per column that is
     /// not invariant, `unit class type values…` (at most 4 values shown).
+    ///
+    /// Bounded whatever the URLs (attacker-controlled names and values): at most
+    /// [`MAX_RECORD_COLUMNS`] columns (then one `… N more columns` entry), each name and value
+    /// cut to [`MAX_RECORD_TEXT`] characters, the family line to [`MAX_RECORD_LINE`].
     pub fn record(&self, scope: &str) -> ConsensusRecord {
-        let columns = self
+        let cut = |t: &str, n: usize| -> String {
+            if t.chars().count() > n {
+                t.chars().take(n).collect::<String>() + "…"
+            } else {
+                t.to_string()
+            }
+        };
+        let varying: Vec<&FamilyColumn> = self
             .columns
             .iter()
             .filter(|c| c.class != FamilyClass::Invariant)
+            .collect();
+        let mut columns: Vec<String> = varying
+            .iter()
+            .take(MAX_RECORD_COLUMNS)
             .map(|c| {
-                let mut e = format!("{} {} {}", c.unit, c.class.name(), c.ty);
+                let mut e = format!(
+                    "{} {} {}",
+                    cut(&c.unit.to_string(), MAX_RECORD_TEXT),
+                    c.class.name(),
+                    c.ty
+                );
                 for v in c.values.iter().take(4) {
                     e.push(' ');
-                    e.push_str(if v.is_empty() { "\"\"" } else { v });
+                    e.push_str(&if v.is_empty() {
+                        "\"\"".to_string()
+                    } else {
+                        cut(v, MAX_RECORD_TEXT)
+                    });
                 }
                 if c.values.len() > 4 || c.more {
                     e.push_str(" …");
@@ -347,8 +380,14 @@ impl FamilyConsensus {
                 e
             })
             .collect();
+        if varying.len() > MAX_RECORD_COLUMNS {
+            columns.push(format!(
+                "… {} more columns",
+                varying.len() - MAX_RECORD_COLUMNS
+            ));
+        }
         ConsensusRecord {
-            family: self.line(scope),
+            family: cut(&self.line(scope), MAX_RECORD_LINE),
             clusters: self.clusters,
             urls: self.urls,
             columns,
@@ -759,6 +798,27 @@ mod tests {
             r.columns.iter().any(|e| e.starts_with("?s optional int")),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn a_record_is_bounded_whatever_the_urls() {
+        let long = "n".repeat(300);
+        let urls: Vec<String> = std::iter::once("https://h.org/s?t=1".to_string())
+            .chain((0..500).map(|i| format!("https://h.org/s?t=1&{long}{i}={}", "v".repeat(300))))
+            .collect();
+        let r = family_consensus([&urls[..]]).record("h.org");
+        assert_eq!(
+            r.columns.len(),
+            MAX_RECORD_COLUMNS + 1,
+            "{:?}",
+            r.columns.last()
+        );
+        assert_eq!(r.columns.last().unwrap(), "… 468 more columns");
+        assert!(r
+            .columns
+            .iter()
+            .all(|c| c.chars().count() < 4 * (MAX_RECORD_TEXT + 2) + 40));
+        assert!(r.family.chars().count() <= MAX_RECORD_LINE + 1);
     }
 
     #[test]

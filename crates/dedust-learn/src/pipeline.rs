@@ -279,10 +279,15 @@ fn decide(
                 })
                 .collect();
             progress(Stage::Select, 0, candidates);
+            // (Without the consensus record: the evidence is numbers to pool, one entry per
+            // cross-host candidate, which a hostile crawl makes many; a kept rule has its own.)
             let mut evidence: Vec<Rule> = all_candidates
                 .iter()
                 .filter(|r| r.is_global())
-                .cloned()
+                .map(|r| Rule {
+                    consensus: None,
+                    ..r.clone()
+                })
                 .collect();
             evidence.sort_by(|a, b| a.id.cmp(&b.id));
             let (mut rules, rep) = crate::validate::select_cached(

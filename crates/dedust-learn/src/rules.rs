@@ -1770,17 +1770,26 @@ fn literal_variants<'a>(
             .collect();
         parts.entry(k).or_default().push(o.clone());
     }
-    if parts.len() < 2 {
+    // Split only into a few parts, each with evidence enough to be judged (two pairs): values
+    // that differ in every cluster (a random `page=` per cluster) are not one cluster's rewrite,
+    // and a part per value would be thousands of candidates of support 1.
+    if parts.len() < 2 || parts.len() > MAX_LITERAL_PARTS || parts.values().any(|p| p.len() < 2) {
         return None;
     }
     Some(parts.into_values().collect())
 }
 
+/// Most parts [`literal_variants`] splits a group into.
+const MAX_LITERAL_PARTS: usize = 8;
+
 /// The consensus candidate of a host template's family: the template with every parameter
 /// column the family drops inside a cluster ([`FamilyClass::Optional`], the target not holding
 /// it) in one optional block, judged as one rule, where the template alone drops fewer (it
-/// drops by name only ids, [`id_valued`]; a setting is left to per-value drops). `None` when
-/// the block holds fewer than two parameters or adds none.
+/// drops by name only ids, [`id_valued`]). A setting joins the block only when the family
+/// drops it with two values at least (`mode=hybrid` and `mode=threaded`): dropped by name, a
+/// setting seen with one value (`mode=print`) would take its other values along, which the data
+/// never showed; it stays with the per-value drops. `None` when the block holds fewer than two
+/// parameters or adds none.
 fn joint_drop(key: &GroupKey, rule: &Rule, family: &FamilyConsensus) -> Option<Rule> {
     let GroupKey::Template {
         from,
@@ -1799,6 +1808,10 @@ fn joint_drop(key: &GroupKey, rule: &Rule, family: &FamilyConsensus) -> Option<R
         .columns
         .iter()
         .filter(|c| c.class == FamilyClass::Optional)
+        .filter(|c| {
+            let v: Vec<&str> = c.values.iter().map(String::as_str).collect();
+            v.len() >= 2 || c.more || id_valued(&v)
+        })
         .filter_map(|c| match &c.unit {
             Unit::Param(n) => Some(n),
             _ => None,
@@ -1811,7 +1824,14 @@ fn joint_drop(key: &GroupKey, rule: &Rule, family: &FamilyConsensus) -> Option<R
         return None;
     }
     let mut source = rule.source.clone();
-    source.optional = block.into_iter().collect();
+    // The template's own block too (ids a sampled family may not show).
+    source.optional = block
+        .iter()
+        .chain(rule.source.optional.iter())
+        .cloned()
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .collect();
     let mut j = Rule::new(rule.kind, source, rule.output.clone());
     j.clusters = rule.clusters;
     j.urls = rule.urls;
@@ -3392,10 +3412,10 @@ mod family_tests {
             "c",
             &[
                 "https://f.org/s.php?t=1",
-                "https://f.org/s.php?a=11&t=1",
-                "https://f.org/s.php?b=12&t=1",
-                "https://f.org/s.php?c=13&t=1",
-                "https://f.org/s.php?a=11&b=12&t=1",
+                "https://f.org/s.php?a=9f8e7d6c&t=1",
+                "https://f.org/s.php?b=0a1b2c3d&t=1",
+                "https://f.org/s.php?c=77d0aa11&t=1",
+                "https://f.org/s.php?a=9f8e7d6c&b=0a1b2c3d&t=1",
             ],
         )];
         let rules = candidates(&cl);
@@ -3403,11 +3423,9 @@ mod family_tests {
             .iter()
             .filter(|r| r.scope == "f.org" && r.kind == RuleKind::Template)
             .collect();
-        // The pair generator's template (ids only by name) and the consensus's joint block.
-        let r = host
-            .iter()
-            .find(|r| r.source.optional.len() == 3)
-            .unwrap_or_else(|| panic!("no joint block: {rules:#?}"));
+        // One host template: its optional block is the consensus's three optional columns.
+        assert_eq!(host.len(), 1, "{rules:#?}");
+        let r = host[0];
         assert_eq!(r.pattern, "*://f.org/s.php?t={int:t}&[a]&[b]&[c]");
         let c = r
             .consensus
@@ -3419,7 +3437,7 @@ mod family_tests {
             assert!(
                 c.columns
                     .iter()
-                    .any(|e| e.starts_with(&format!("?{n} optional int"))),
+                    .any(|e| e.starts_with(&format!("?{n} optional hex"))),
                 "{c:?}"
             );
         }
@@ -3436,16 +3454,26 @@ mod family_tests {
             &'static str,
         );
         let cases: &[Case] = &[
-            // Pages 2 and 3 of one thread shown as its page 1: not "every page is page 1".
+            // Pages 2 and 3 of a thread shown as its page 1: not "every page is page 1".
             (
-                &[(
-                    "c",
-                    &[
-                        "https://f.org/s.php?page=1&t=12",
-                        "https://f.org/s.php?page=2&t=12",
-                        "https://f.org/s.php?page=3&t=12",
-                    ],
-                )],
+                &[
+                    (
+                        "a",
+                        &[
+                            "https://f.org/s.php?page=1&t=12",
+                            "https://f.org/s.php?page=2&t=12",
+                            "https://f.org/s.php?page=3&t=12",
+                        ],
+                    ),
+                    (
+                        "b",
+                        &[
+                            "https://f.org/s.php?page=1&t=40",
+                            "https://f.org/s.php?page=2&t=40",
+                            "https://f.org/s.php?page=3&t=40",
+                        ],
+                    ),
+                ],
                 "*://f.org/s.php?page={int",
                 "*://f.org/s.php?page=2&t={int:t}",
             ),
