@@ -275,19 +275,7 @@ impl FamilyConsensus {
             match c.class {
                 FamilyClass::Invariant => c.values.first().cloned().unwrap_or_default(),
                 FamilyClass::Capture => format!("{{{}}}", c.ty),
-                FamilyClass::Variant => {
-                    let mut v = c
-                        .values
-                        .iter()
-                        .take(4)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("|");
-                    if c.values.len() > 4 || c.more {
-                        v.push_str("|…");
-                    }
-                    format!("{{{v}}}")
-                }
+                FamilyClass::Variant => format!("{{{}}}", show_values(c, 4)),
                 FamilyClass::Optional | FamilyClass::Partial => String::new(),
             }
         };
@@ -298,10 +286,10 @@ impl FamilyConsensus {
             if let Unit::Seg(_) = c.unit {
                 match c.class {
                     FamilyClass::Optional => {
-                        let _ = write!(s, "[/{}]", show_values(c));
+                        let _ = write!(s, "[/{}]", show_values(c, 2));
                     }
                     FamilyClass::Partial => {
-                        let _ = write!(s, "(/{})", show_values(c));
+                        let _ = write!(s, "(/{})", show_values(c, 2));
                     }
                     _ => {
                         s.push('/');
@@ -395,16 +383,16 @@ impl FamilyConsensus {
     }
 }
 
-/// A column's values for a bracketed unit (at most 2, then `…`).
-fn show_values(c: &FamilyColumn) -> String {
+/// A column's first `n` values joined by `|`, then `|…` when it has more.
+fn show_values(c: &FamilyColumn, n: usize) -> String {
     let mut v = c
         .values
         .iter()
-        .take(2)
+        .take(n)
         .cloned()
         .collect::<Vec<_>>()
         .join("|");
-    if c.values.len() > 2 || c.more {
+    if c.values.len() > n || c.more {
         v.push_str("|…");
     }
     v
