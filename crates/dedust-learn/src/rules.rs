@@ -48,7 +48,7 @@ use crate::tokenize::{split_url, tokenize, Tokens};
 use crate::validate::LabeledUrls;
 use dedust_core::__private::url_parts::{split_ascii, split_once_ascii};
 use dedust_core::Consent;
-use foldhash::{HashMap, HashMapExt, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1273,6 +1273,28 @@ fn drop_values<'a>(name: &str, obs: &'a [Obs]) -> Vec<&'a str> {
     }))
 }
 
+/// [`drop_values`] of every parameter name of a group's pairs at once (one pass, where a call
+/// per name is quadratic in a group of thousands of names).
+fn drop_values_by_name<'a>(obs: &'a [Obs]) -> HashMap<&'a str, Vec<&'a str>> {
+    let mut by: HashMap<&str, BTreeSet<(usize, &str)>> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for o in obs {
+        seen.clear();
+        for &(n, v) in &o.from.params {
+            // The first occurrence of a name in a URL, as `drop_values` finds it.
+            if seen.insert(n) {
+                let set = by.entry(n).or_default();
+                if let Some(v) = v {
+                    set.insert((o.cluster, v));
+                }
+            }
+        }
+    }
+    by.into_iter()
+        .map(|(n, set)| (n, set.into_iter().map(|(_, v)| v).collect()))
+        .collect()
+}
+
 /// Drop rules of one group (scope `host`, or [`ANY_HOST`]; the `context` parameters must be
 /// present and are kept): one rule with a typed value when the parameter's values are
 /// [`high_entropy`], else one rule per value seen (bare names and empty values included).
@@ -1646,7 +1668,10 @@ fn build_rule(key: &GroupKey, obs: &[Obs]) -> Option<Rule> {
                             .any(|(_, v)| matches!(v, ValOut::Copy | ValOut::Seg(_)))
                     });
                     if derives {
-                        optional.retain(|n| id_valued(&drop_values(n, obs)));
+                        let values = drop_values_by_name(obs);
+                        optional.retain(|n| {
+                            id_valued(values.get(n.as_str()).map_or(&[][..], Vec::as_slice))
+                        });
                     }
                 }
             }
@@ -2468,6 +2493,38 @@ pub fn candidates_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`drop_values_by_name`] gives each name what [`drop_values`] gives it alone: repeated
+    /// names (first occurrence), bare names, values repeated within and across clusters.
+    #[test]
+    fn drop_values_by_name_equals_one_name_at_a_time() {
+        let urls = [
+            "https://h.org/p?a=1&b=2&a=3",
+            "https://h.org/p?a=1&c",
+            "https://h.org/p?b=&c=x&d=9",
+            "https://h.org/p?a=4&b=2",
+            "https://h.org/p?c=x&c=y",
+        ];
+        let obs: Vec<Obs> = urls
+            .iter()
+            .enumerate()
+            .map(|(k, u)| Obs {
+                cluster: k / 2,
+                signal: 0,
+                from: Units::parse(u).unwrap(),
+                from_url: u,
+                to_url: u,
+            })
+            .collect();
+        let all = drop_values_by_name(&obs);
+        for n in ["a", "b", "c", "d", "e"] {
+            let want = drop_values(n, &obs);
+            let got = all.get(n).cloned().unwrap_or_default();
+            assert_eq!(got, want, "{n}");
+        }
+        // Once per cluster, the first occurrence in a URL (`a=3` is a repeat).
+        assert_eq!(all["a"], ["1", "4"]);
+    }
 
     #[test]
     fn slugs_table() {

@@ -114,22 +114,24 @@ impl Groups {
 }
 
 /// The URLs a rule may match ([`UrlIndex::candidates`]): a list, or every URL that splits.
-#[derive(Clone, Copy)]
 pub(crate) enum Cands<'s> {
     /// These URL indices, in list order.
     List(&'s [u32]),
     /// Every URL that splits, ascending (the first-segment ids, [`NONE`] for the others).
     All(&'s [u32]),
+    /// These, ascending: the union of a few lists.
+    Owned(Vec<u32>),
 }
 
 impl<'s> Cands<'s> {
     /// The URL indices.
     pub(crate) fn iter(self) -> impl Iterator<Item = u32> + 's {
-        let (list, all): (&[u32], &[u32]) = match self {
-            Cands::List(l) => (l, &[]),
-            Cands::All(f) => (&[], f),
+        let (list, all, owned): (&[u32], &[u32], Vec<u32>) = match self {
+            Cands::List(l) => (l, &[], Vec::new()),
+            Cands::All(f) => (&[], f, Vec::new()),
+            Cands::Owned(v) => (&[], &[], v),
         };
-        list.iter().copied().chain(
+        owned.into_iter().chain(list.iter().copied()).chain(
             all.iter()
                 .enumerate()
                 .filter(|&(_, &f)| f != NONE)
@@ -176,7 +178,19 @@ pub(crate) struct UrlIndex<'a> {
     by_feature: Groups,
     /// How many URLs end in a suffix-like word (the exposure of every suffix convention).
     suffix_any: usize,
+    /// (Host id, parameter name) of the hosts [`UrlIndex::index_params`] was given.
+    params: Names<(u32, &'a str)>,
+    /// By that id, the URLs holding the name, ascending.
+    by_param: Groups,
+    /// The ids of those hosts.
+    param_hosts: HashSet<u32>,
 }
+
+/// A host with at least this many rules that need a parameter has its URLs indexed by parameter
+/// name ([`UrlIndex::index_params`]): each rule then visits the URLs holding a name it needs,
+/// not every URL of the host (validating thousands of one-parameter drops on one host was
+/// quadratic).
+pub(crate) const PARAM_INDEX_RULES: usize = 16;
 
 impl<'a> UrlIndex<'a> {
     /// Index `len` URLs, URL `i` being `url(i)`. `features`: also index by exposure feature
@@ -309,7 +323,42 @@ impl<'a> UrlIndex<'a> {
             feats,
             by_feature,
             suffix_any,
+            params: Names::default(),
+            by_param: Groups::default(),
+            param_hosts: HashSet::default(),
         }
+    }
+
+    /// Index the URLs of `hosts` by parameter name too (URL `i` being `url(i)`, as given to
+    /// [`UrlIndex::new`]): [`UrlIndex::candidates`] of a rule on one of them that only drops
+    /// parameters is then the URLs holding a name it drops.
+    ///
+    /// # Complexity
+    /// Linear in those hosts' URLs and their parameters; 4 bytes a parameter.
+    pub(crate) fn index_params(&mut self, hosts: &HashSet<&str>, url: impl Fn(usize) -> &'a str) {
+        let mut names: Names<(u32, &'a str)> = Names::default();
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for h in hosts {
+            let Some(&hid) = self.host_names.ids.get(*h) else {
+                continue;
+            };
+            self.param_hosts.insert(hid);
+            for &i in self.by_host.list(hid) {
+                let Some(q) = split_url(url(i as usize)).and_then(|p| p.query) else {
+                    continue;
+                };
+                for kv in dedust_core::__private::url_parts::split_ascii(q, b'&') {
+                    if !kv.is_empty() {
+                        let n = dedust_core::__private::base::param_name(kv);
+                        pairs.push((names.intern((hid, n)), i));
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.by_param = Groups::from_pairs(names.names.len(), pairs.iter().copied());
+        self.params = names;
     }
 
     /// Per exposure key, how many URLs have it (see [`crate::validate::exposure`]; with
@@ -391,6 +440,9 @@ impl<'a> UrlIndex<'a> {
         let Some(&h) = self.host_names.ids.get(r.source.host.as_str()) else {
             return Cands::List(&[]);
         };
+        if let Some(c) = self.param_candidates(r, h, lit) {
+            return c;
+        }
         let list = self.by_host.list(h);
         Cands::List(match lit {
             Some(Some(f)) => {
@@ -402,6 +454,64 @@ impl<'a> UrlIndex<'a> {
             None => list,
         })
     }
+}
+
+impl UrlIndex<'_> {
+    /// [`UrlIndex::candidates`] of host rule `r` on host `h` (first-segment id `lit`, see there)
+    /// from the parameter index, when its host is indexed and `r` needs a parameter
+    /// ([`needed_words`](dedust_core::__private::normalize::needed_words)): the URLs holding
+    /// its required name with the fewest URLs, or else a name it drops; ascending.
+    fn param_candidates(&self, r: &Rule, h: u32, lit: Option<Option<u32>>) -> Option<Cands<'_>> {
+        if r.kind == RuleKind::Regex || !self.param_hosts.contains(&h) {
+            return None;
+        }
+        let list = |n: &str| {
+            self.params
+                .ids
+                .get(&(h, n))
+                .map_or(&[][..], |&k| self.by_param.list(k))
+        };
+        let on_path = |&i: &u32| match lit {
+            Some(Some(f)) => self.first[i as usize] == f,
+            Some(None) => false,
+            None => true,
+        };
+        let (all, any) = dedust_core::__private::normalize::needed_words(r);
+        if let Some(rarest) = all.iter().map(|n| list(n)).min_by_key(|l| l.len()) {
+            return Some(Cands::Owned(
+                rarest.iter().copied().filter(on_path).collect(),
+            ));
+        }
+        if any.is_empty() {
+            return None;
+        }
+        let mut out: Vec<u32> = any
+            .iter()
+            .flat_map(|n| list(n).iter().copied())
+            .filter(on_path)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Some(Cands::Owned(out))
+    }
+}
+
+/// The hosts of `rules` with at least [`PARAM_INDEX_RULES`] rules that need a parameter (for
+/// [`UrlIndex::index_params`]).
+pub(crate) fn drop_heavy_hosts<'r>(rules: impl IntoIterator<Item = &'r Rule>) -> HashSet<&'r str> {
+    let mut n: HashMap<&str, usize> = HashMap::default();
+    for r in rules {
+        if !r.is_global() && r.kind != RuleKind::Regex && {
+            let (all, any) = dedust_core::__private::normalize::needed_words(r);
+            !all.is_empty() || !any.is_empty()
+        } {
+            *n.entry(r.source.host.as_str()).or_default() += 1;
+        }
+    }
+    n.into_iter()
+        .filter(|&(_, k)| k >= PARAM_INDEX_RULES)
+        .map(|(h, _)| h)
+        .collect()
 }
 
 /// The literal first path segment a rule requires (`""` for the path `/`), if any.
@@ -484,5 +594,96 @@ mod tests {
         let all: Vec<u32> = Cands::All(&ix.first).iter().collect();
         assert_eq!(all, (0..(CHUNK + 500) as u32).collect::<Vec<_>>());
         assert_eq!(ix.host_of((CHUNK + 500) as u32), "");
+    }
+    /// With its host indexed by parameter, a rule's candidates hold every URL it changes, and
+    /// only URLs holding a name it needs: fewer than the host's list.
+    #[test]
+    fn parameter_candidates_hold_every_url_a_rule_changes() {
+        use crate::rules::{CapType, Piece, Source, Target, ValOut, ValPat};
+        let mut urls: Vec<&'static str> = Vec::new();
+        let names = ["id", "s", "x1", "x2", "y"];
+        for first in ["p", "q"] {
+            for mask in 0u32..32 {
+                let q: Vec<String> = names
+                    .iter()
+                    .enumerate()
+                    .filter(|(b, _)| mask & (1 << b) != 0)
+                    .map(|(_, n)| format!("{n}=1"))
+                    .collect();
+                for host in ["h.org", "o.org"] {
+                    let u = format!("https://{host}/{first}/3?{}", q.join("&"));
+                    urls.push(Box::leak(u.into_boxed_str()));
+                }
+            }
+        }
+        let rule = |first: Option<&str>, required: &[&str], optional: &[&str]| {
+            Rule::new(
+                RuleKind::Template,
+                Source {
+                    scheme: None,
+                    host: "h.org".into(),
+                    path: first
+                        .map(|l| vec![vec![Piece::Lit(l.into())], vec![Piece::Cap(CapType::Int)]]),
+                    required: required
+                        .iter()
+                        .map(|n| (n.to_string(), ValPat::Any))
+                        .collect(),
+                    optional: optional.iter().map(|n| n.to_string()).collect(),
+                    rest: true,
+                },
+                Target {
+                    query: Some(
+                        required
+                            .iter()
+                            .map(|n| (n.to_string(), ValOut::Copy))
+                            .collect(),
+                    ),
+                    ..Target::unchanged()
+                },
+            )
+        };
+        let mut rules = Vec::new();
+        for first in [None, Some("p")] {
+            rules.push(rule(first, &["id"], &["x1"]));
+            rules.push(rule(first, &["id", "x2"], &["s"]));
+            rules.push(rule(first, &[], &["s", "x2"]));
+            rules.push(rule(first, &["y"], &["x1", "x2"]));
+        }
+        while rules.len() < PARAM_INDEX_RULES {
+            rules.push(rule(Some("z"), &["id"], &["s"]));
+        }
+        let plain = index(&urls);
+        let mut ix = index(&urls);
+        let hosts = drop_heavy_hosts(&rules);
+        assert_eq!(hosts.iter().copied().collect::<Vec<_>>(), ["h.org"]);
+        ix.index_params(&hosts, |i| urls[i]);
+        for r in &rules {
+            let changes = |i: &u32| {
+                let u = urls[*i as usize];
+                dedust_core::apply_rule(r, u).is_some_and(|o| o != u)
+            };
+            let got: Vec<u32> = ix.candidates(r).iter().collect();
+            assert!(got.is_sorted(), "{}", r.pattern);
+            let mut want: Vec<u32> = plain.candidates(r).iter().filter(changes).collect();
+            want.sort_unstable();
+            assert_eq!(
+                got.iter().copied().filter(changes).collect::<Vec<_>>(),
+                want,
+                "{}",
+                r.pattern
+            );
+            let needed = |i: &u32| {
+                let u = urls[*i as usize];
+                let has = |n: &str| u.contains(&format!("{n}="));
+                match r.source.required.is_empty() {
+                    // The list of one required name (the rarest).
+                    false => r.source.required.iter().any(|(n, _)| has(n)),
+                    true => r.source.optional.iter().any(|n| has(n)),
+                }
+            };
+            assert!(got.iter().all(needed), "{}", r.pattern);
+            let host = plain.candidates(r).iter().count();
+            assert!(got.len() < host || host == 0, "{}", r.pattern);
+        }
     }
 }

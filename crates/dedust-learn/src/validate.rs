@@ -31,7 +31,7 @@ pub use crate::tier::exposure_key;
 pub(crate) use crate::tier::{cross_host_after_hosts, prune_attested};
 use crate::tier::{domain, url_exposure, Feature};
 use crate::tokenize::split_url;
-use crate::url_index::UrlIndex;
+use crate::url_index::{drop_heavy_hosts, UrlIndex};
 use crate::BaseOptions;
 use foldhash::{HashMap, HashMapExt, HashSet};
 use rayon::prelude::*;
@@ -1178,7 +1178,8 @@ impl<'a> MergeContext<'a> {
                 _ => None,
             })
             .collect();
-        let index = UrlIndex::new(all.len(), |i| all.url(i), features, &suffixes);
+        let mut index = UrlIndex::new(all.len(), |i| all.url(i), features, &suffixes);
+        index.index_params(&drop_heavy_hosts(rules), |i| all.url(i));
         let hash = ImageHash::new();
         let rows = (0..all.len())
             .into_par_iter()
@@ -1906,7 +1907,8 @@ fn without_redundant(
     trails: &Trails,
 ) -> (Vec<Rule>, HashSet<usize>) {
     // Only host rules look for candidates here.
-    let index = UrlIndex::new(data.len(), |i| data.url(i), false, &Default::default());
+    let mut index = UrlIndex::new(data.len(), |i| data.url(i), false, &Default::default());
+    index.index_params(&drop_heavy_hosts(&rules), |i| data.url(i));
     // Cross-host rules as the engine needs them: without their evidence lists, which can name
     // every site and would be copied for every host and every tried rule.
     let global: Vec<Rule> = rules
@@ -2100,7 +2102,8 @@ fn deconflict(
         .zip(&cache)
         .any(|(r, c)| !r.is_global() && c.is_none());
     let src = if uncached { data } else { &NO_URLS };
-    let index = UrlIndex::new(src.len(), |i| src.url(i), false, &Default::default());
+    let mut index = UrlIndex::new(src.len(), |i| src.url(i), false, &Default::default());
+    index.index_params(&drop_heavy_hosts(&rules), |i| src.url(i));
     // Rules best first; a rule is kept unless a kept rule sends one of its URLs elsewhere.
     // Outputs are compared by a 64-bit hash, so memory stays one entry per claimed URL. Two
     // parameter drops do not conflict when neither needs what the other drops: each removes
