@@ -79,12 +79,20 @@ impl Clone for Counter {
 struct HostRules {
     by_first: KeyIndex<Vec<usize>>,
     any: Vec<usize>,
-    /// Rules with parameter keys and a literal first segment: by it, then by a key.
-    param_by_first: KeyIndex<KeyIndex<Vec<usize>>>,
-    /// Rules with parameter keys without one: by a key.
-    param: KeyIndex<Vec<usize>>,
-    /// One past the highest rule index among the rules with parameter keys (0 without any).
-    param_end: usize,
+    /// The rules with parameter keys, apart (boxed: most hosts have none, and a rule set may
+    /// name millions of hosts).
+    keyed: Option<Box<ParamRules>>,
+}
+
+/// A host's rules with [`param_keys`].
+#[derive(Debug, Clone, Default)]
+struct ParamRules {
+    /// Those with a literal first segment: by it, then by a key.
+    by_first: KeyIndex<KeyIndex<Vec<usize>>>,
+    /// Those without one: by a key.
+    any: KeyIndex<Vec<usize>>,
+    /// One past the highest rule index among them.
+    end: usize,
 }
 
 impl HostRules {
@@ -92,14 +100,15 @@ impl HostRules {
     fn add(&mut self, i: usize, r: &Rule, keys: Option<Vec<&str>>) {
         let lit = first_literal(r);
         if let Some(keys) = keys {
+            let k = self.keyed.get_or_insert_with(Box::default);
             let by_name = match lit {
-                Some(l) => self.param_by_first.entry(l),
-                None => &mut self.param,
+                Some(l) => k.by_first.entry(l),
+                None => &mut k.any,
             };
             for n in keys {
                 by_name.entry(n).push(i);
             }
-            self.param_end = i + 1;
+            k.end = i + 1;
             return;
         }
         match lit {
@@ -114,23 +123,24 @@ impl HostRules {
     /// # Complexity
     /// At most two lookups per query parameter.
     fn push_keyed(&self, p: &UrlParts<'_>, out: &mut Vec<usize>) {
-        if self.param_end == 0 {
-            return;
-        }
+        let Some(k) = &self.keyed else { return };
         let Some(q) = p.query.filter(|q| !q.is_empty()) else {
             return;
         };
-        push_by_param(
-            &self.param,
-            self.param_by_first.get(first_segment(p.path)),
-            q,
-            out,
-        );
+        push_by_param(&k.any, k.by_first.get(first_segment(p.path)), q, out);
+    }
+
+    /// One past the highest index of a rule filed by parameter (0 without any).
+    fn keyed_end(&self) -> usize {
+        self.keyed.as_ref().map_or(0, |k| k.end)
     }
 }
-
 /// The rules filed under the names of `query`'s parameters in `param` and `on_path`, appended to
-/// `out`.
+/// `out`. Every pair counts, an empty one (`&&`) as the name `""`, as [`apply_parts`] reads it;
+/// a name repeated next to itself is looked up once (the base layer puts repeats together).
+///
+/// # Complexity
+/// Two lookups per parameter, plus the lists found.
 fn push_by_param(
     param: &KeyIndex<Vec<usize>>,
     on_path: Option<&KeyIndex<Vec<usize>>>,
@@ -140,8 +150,12 @@ fn push_by_param(
     if param.is_empty() && on_path.is_none() {
         return;
     }
-    for kv in split_ascii(query, b'&').filter(|kv| !kv.is_empty()) {
+    let mut last = None;
+    for kv in split_ascii(query, b'&') {
         let n = crate::base::param_name(kv);
+        if last.replace(n) == Some(n) {
+            continue;
+        }
         if let Some(v) = param.get(n) {
             out.extend_from_slice(v);
         }
@@ -199,8 +213,8 @@ struct GlobalRules {
     static_query: KeyIndex<Vec<usize>>,
     /// Rules with [`param_keys`] and no literal first segment, by each key.
     param: KeyIndex<Vec<usize>>,
-    /// Rules with those keys and a literal first segment (a cross-host drop on a path
-    /// signature): by it, then by each key.
+    /// Rules with those keys and a literal first segment (a cross-host drop or template on a
+    /// path signature): by it, then by each key.
     param_by_first: KeyIndex<KeyIndex<Vec<usize>>>,
     /// Other rules whose path starts with a literal segment, by it.
     first: KeyIndex<Vec<usize>>,
@@ -213,9 +227,9 @@ impl GlobalRules {
     /// File rule `i`, whose [`param_keys`] are `keys`, under the feature it needs.
     fn add(&mut self, i: usize, r: &Rule, keys: Option<Vec<&str>>) {
         use crate::model::Convention as C;
-        // A rule needing a parameter (the tracking prior, a cross-host drop on a path) changes
-        // a URL holding one of its keys: filed under each (and its literal first segment, when
-        // it has one).
+        // A rule needing a parameter (the tracking prior, a cross-host drop or template on a
+        // path) changes only a URL holding one of its keys: filed under each (and its literal
+        // first segment, when it has one).
         if let Some(keys) = keys {
             let by_name = match first_literal(r) {
                 Some(l) => self.param_by_first.entry(l),
@@ -382,7 +396,7 @@ fn first_segment(path: &str) -> &str {
 
 /// The two candidate lists of one URL, kept between the steps of its rewriting so they are not
 /// allocated again: the any-host rules ([`GlobalRules::for_url`]) and, when its host has
-/// drop-only rules it may need, the host's ([`Normalizer::host_rules_for`]).
+/// rules filed by parameter it may need, the host's ([`Normalizer::host_rules_for`]).
 #[derive(Debug, Default)]
 struct Candidates {
     global: Vec<usize>,
@@ -693,7 +707,7 @@ impl Normalizer {
     }
 
     /// The host's rules that may change a URL with parts `p`, in rule order: the list for its
-    /// path ([`Normalizer::list_of`]) merged with the drop-only rules filed under its parameters,
+    /// path ([`Normalizer::list_of`]) merged with the rules filed under its parameters,
     /// built in `out` only when there are some.
     fn host_rules_for<'a>(
         rules: Option<&'a HostRules>,
@@ -714,7 +728,7 @@ impl Normalizer {
     }
 
     /// The host's rules (looked up) that may match a URL with path `path`: one precomputed
-    /// list, the drop-only rules apart ([`Normalizer::host_rules_for`] adds them).
+    /// list, the rules filed by parameter apart ([`Normalizer::host_rules_for`] adds them).
     fn list_of<'a>(rules: Option<&'a HostRules>, path: &str) -> &'a [usize] {
         match rules {
             Some(h) => h
@@ -948,7 +962,7 @@ impl Normalizer {
     /// rule to try.
     fn may_apply(&self, rules: Option<&HostRules>, rest: &str, from: usize) -> bool {
         let (path, has_query) = path_and_query(rest);
-        (has_query && rules.is_some_and(|h| h.param_end > from))
+        (has_query && rules.is_some_and(|h| h.keyed_end() > from))
             || Self::list_of(rules, path)
                 .iter()
                 .any(|&i| i >= from && (has_query || !self.needs_query[i]))
@@ -1876,10 +1890,15 @@ mod tests {
             rules.push(rule("h.org", first, &[], &["s", "sid"], true));
             rules.push(rule(ANY_HOST, first, &[], &["utm"], true));
         }
-        let n = Normalizer::new(rules.clone(), None);
+        // A drop of the empty name: an empty pair (`&&`) holds it.
+        rules.push(rule("h.org", None, &[], &["", "e"], true));
+        let host_only: Vec<Rule> = rules.iter().filter(|r| !r.is_global()).cloned().collect();
+        // `www.` stripped first: the host's rules are looked up again for the new host.
+        let mut with_www = vec![convention_rule(Convention::StripWww)];
+        with_www.extend(rules.iter().cloned());
         let names = ["id", "s", "sid", "utm", "x0", "x3", "x7", "x13", "x17", "y"];
-        let mut tried = 0;
-        for host in ["h.org", "o.org"] {
+        let mut urls = Vec::new();
+        for host in ["h.org", "o.org", "www.h.org"] {
             for first in ["p", "q", "r"] {
                 for mask in 0u32..(1 << names.len()) {
                     if mask.count_ones() > 4 {
@@ -1891,16 +1910,41 @@ mod tests {
                         .filter(|(b, _)| mask & (1 << b) != 0)
                         .map(|(_, n)| format!("{n}=1"))
                         .collect();
-                    let u = format!("https://{host}/{first}/7?{}", query.join("&"));
-                    assert_eq!(n.apply_rules(u.clone()).url, brute(&rules, &u), "{u}");
-                    tried += 1;
+                    // (An empty query is not one: `?` alone is the base layer's to remove.)
+                    let q = match query.is_empty() {
+                        true => String::new(),
+                        false => format!("?{}", query.join("&")),
+                    };
+                    urls.push(format!("https://{host}/{first}/7{q}"));
                 }
             }
         }
-        assert!(tried > 2000);
+        // Empty pairs, unsorted and repeated names (the base layer off), and the parts that
+        // keep a host rule from matching.
+        for q in [
+            "b=1&&a=2",
+            "id=1&x0=1&",
+            "&id=1&s=2",
+            "s=1&id=2&s=3",
+            "id=1&id=2&x0=1",
+        ] {
+            for host in ["h.org", "h.org:8080", "u@h.org", "www.h.org"] {
+                urls.push(format!("https://{host}/p/7?{q}"));
+                urls.push(format!("https://{host}/p/7?{q}#f"));
+            }
+        }
+        for set in [&rules, &host_only, &with_www] {
+            let n = Normalizer::new(set.clone(), None);
+            for u in &urls {
+                assert_eq!(n.apply_rules(u.clone()).url, brute(set, u), "{u}");
+            }
+        }
+        assert!(urls.len() > 3000);
         // Filed by parameter, not by path: a URL holding one drop's name tries that one.
         assert_eq!(
-            n.apply_rules("https://h.org/p/7?id=3&x6=1".into()).url,
+            Normalizer::new(rules, None)
+                .apply_rules("https://h.org/p/7?id=3&x6=1".into())
+                .url,
             "https://h.org/p/7?id=3"
         );
     }
