@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces README's "Hand-kept lists" table: the ClearURLs list and Scrapy's
 # duplicate-url-discarder (DUD) rules imported with `dedust import`, then
-#   - on labelled URLs (`dedust validate`): rules that merge URLs, that are refuted (fpr above
-#     --max-fpr), and kept;
+#   - on labelled URLs (`dedust validate --json`): rules the data leaves untested (no merge),
+#     supports and refutes (fpr above --max-fpr), and the rules kept, by default and with
+#     --keep-untested (every rule not refuted);
 #   - on the 148,903 real URLs of ../shared/datasets/urls (no labels): URLs the list changes
 #     beyond dedust's base layer, and distinct rules seen changing a URL (last rule applied).
 # Needs ../shared/datasets and `python3 -m pip install duplicate-url-discarder-rules`.
@@ -39,18 +40,23 @@ row() { # name skipped-log rule-args...
                "$data/ubuntuforums/clusters.tsv:forum crawl" \
                "$data/webarchive/cc-main-2024-30-cdx-00187.cdxj:Common Crawl CDXJ"; do
     local file=${truth%%:*} label=${truth#*:}
-    "$bin" validate "$@" --truth "$file" -o "$tmp/kept.json" 2> "$tmp/v.log"
-    local cells kept
-    cells=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 {if ($1 > 0) m++; if ($1 > 0 && $2 / $1 > 0.15) r++}
-                 END {printf "%d | %d", m, r}' "$tmp/v.log")
-    kept=$(grep -o '→ [0-9]* kept' "$tmp/v.log" | awk '{print $2}')
-    labelled+=("| $name | $label | $cells | $kept |")
+    "$bin" validate "$@" --truth "$file" -o "$tmp/kept.json" --json > "$tmp/v.json" 2>/dev/null
+    "$bin" validate "$@" --truth "$file" -o "$tmp/kept.json" --json --keep-untested \
+      > "$tmp/v2.json" 2>/dev/null
+    local cells
+    cells=$(python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+e = a["evidence"]
+print(" | ".join(str(x) for x in (e["untested"], e["supported"], e["refuted"], a["kept"], b["kept"])))
+' "$tmp/v.json" "$tmp/v2.json")
+    labelled+=("| $name | $label | $cells |")
   done
 }
 row ClearURLs "$tmp/cu.log" -r "$tmp/clearurls.json"
 row "DUD 2024.11.5" "$tmp/dud.log" "${dargs[@]}"
-echo "| list | labelled data (validate) | rules merging URLs | refuted (fpr > 0.15) | kept |"
-echo "|---|---|---|---|---|"
+echo "| list | labelled data (validate) | untested | supported | refuted | kept | kept with --keep-untested |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${labelled[@]}"
 echo
 echo "| list | rules | entries skipped | real URLs changed beyond the base layer | rules seen changing one |"

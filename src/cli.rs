@@ -507,10 +507,15 @@ pub struct ValidateArgs {
     /// Write the kept rules here (default: stdout).
     #[arg(short, long)]
     pub output: Option<String>,
-    /// Print the per-rule report (support, fp, fpr, kept) and the summary as JSON on stdout
-    /// (needs -o for the rules).
+    /// Print the per-rule report (support, fp, fpr, evidence, kept) and the summary as JSON on
+    /// stdout (needs -o for the rules).
     #[arg(long, requires = "output")]
     pub json: bool,
+    /// Keep every rule the data does not refute, the untested ones (no merge on the data) and
+    /// those with too little support included: for hand-kept lists, whose rules mostly name
+    /// parameters a crawl never shows. Refuted rules are never kept.
+    #[arg(long)]
+    pub keep_untested: bool,
 }
 
 #[derive(Args, Debug)]

@@ -42,7 +42,9 @@ mod merge_tests;
 pub use align::{AlignNode, Alignment};
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use consensus::{Column, ColumnClass, Consensus};
-pub use dedust_core::{merge, merge_partial, Consent, MergeReport, PSL_VERSION};
+pub use dedust_core::{
+    evidence_of, merge, merge_partial, Consent, Evidence, MergeReport, PSL_VERSION,
+};
 pub use error::{Error, Result};
 pub use export::{Export, ExportOptions, Format as ExportFormat, Skipped};
 pub use import::{import_nutch, regex_rule, JavaRegex};
@@ -60,6 +62,6 @@ pub use rules::{
 };
 pub use tokenize::{Token, TokenKind, Tokens};
 pub use validate::{
-    labeled, rule_stats, select, split_clusters, Labeled, LabeledRef, LabeledUrls, SplitMode,
-    ValidateOptions, ValidateReport,
+    labeled, rule_stats, select, select_unrefuted, split_clusters, Labeled, LabeledRef,
+    LabeledUrls, SplitMode, ValidateOptions, ValidateReport,
 };

@@ -340,3 +340,51 @@ fn a_tree_of_partial_merges_gives_the_flat_merge() {
         );
     }
 }
+
+/// A learned file and an imported list (or two files learned with other thresholds) are each
+/// usable, but cannot be merged: the refusal says why in words, names both files, and says to
+/// pass both with `-r` instead; it never calls either file bad.
+#[test]
+fn files_learned_differently_are_refused_in_words() {
+    let t = TempDir::new("merge-mismatch");
+    let learned = t.path("learned.json");
+    let strict = t.path("strict.json");
+    for (out, extra) in [(&learned, None), (&strict, Some("5"))] {
+        let mut args = vec!["learn", "datasets/demo/clusters.tsv", "-o", out.as_str()];
+        if let Some(n) = extra {
+            args.extend(["--min-support", n]);
+        }
+        let o = dedust(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let xml = t.path("list.xml");
+    std::fs::write(
+        &xml,
+        "<regex-normalize><regex><pattern>[?&amp;]sid=[0-9a-f]+$</pattern><substitution></substitution></regex></regex-normalize>\n",
+    )
+    .unwrap();
+    let list = t.path("list.json");
+    assert!(
+        dedust(&["import", "--from", "nutch", &xml, "-o", &list], b"")
+            .status
+            .success()
+    );
+    for (other, why) in [
+        (&list, "was not validated"),
+        (&strict, "--min-support 5 in"),
+    ] {
+        let o = dedust(&["merge", &learned, other, "-o", &t.path("m.json")], b"");
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(why), "{err}");
+        assert!(
+            err.contains(&learned) && err.contains(other.as_str()),
+            "{err}"
+        );
+        assert!(err.contains("-r"), "{err}");
+        assert!(
+            !err.contains("bad rule file") && !err.contains("Settings {"),
+            "{err}"
+        );
+    }
+}

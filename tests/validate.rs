@@ -124,3 +124,81 @@ fn json_report_lists_every_rule_with_its_numbers_and_verdict() {
     let o = dedust(&["validate", "-r", &all, "--truth", demo, "--json"], b"");
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// What the data says of each rule is reported apart (untested, supported, refuted), and
+/// `--keep-untested` keeps every rule it does not refute, never a refuted one.
+#[test]
+fn validate_reports_untested_supported_refuted_and_keeps_the_unrefuted() {
+    let t = TempDir::new("validate-evidence");
+    let xml = t.path("list.xml");
+    std::fs::write(
+        &xml,
+        r#"<regex-normalize>
+<regex><pattern>utm_source=[^&amp;]*&amp;</pattern><substitution></substitution></regex>
+<regex><pattern>\?ref=[^&amp;]*$</pattern><substitution></substitution></regex>
+<regex><pattern>zzz=[^&amp;]*&amp;</pattern><substitution></substitution></regex>
+</regex-normalize>
+"#,
+    )
+    .unwrap();
+    let list = t.path("list.json");
+    let o = dedust(&["import", "--from", "nutch", &xml, "-o", &list], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let truth = t.path("truth.tsv");
+    std::fs::write(
+        &truth,
+        "cluster\turl\n\
+         a\thttps://h.org/a?x=1\n\
+         a\thttps://h.org/a?utm_source=t&x=1\n\
+         b\thttps://h.org/b?ref=1\n\
+         c\thttps://h.org/b?ref=2\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let kept = t.path("kept.json");
+        let mut args = vec![
+            "validate", "-r", &list, "--truth", &truth, "-o", &kept, "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = dedust(&args, b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let by_pattern = |needle: &str| {
+            report["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["pattern"].as_str().unwrap().contains(needle))
+                .unwrap_or_else(|| panic!("{needle}: {report}"))
+                .clone()
+        };
+        let row = |n: &str| {
+            let r = by_pattern(n);
+            (
+                r["evidence"].as_str().unwrap().to_string(),
+                r["kept"].as_bool().unwrap(),
+            )
+        };
+        (
+            report["evidence"].clone(),
+            row("utm_source"),
+            row("ref"),
+            row("zzz"),
+            stderr(&o),
+        )
+    };
+    let (counts, utm, rf, zzz, err) = run(&[]);
+    assert_eq!(
+        counts,
+        serde_json::json!({"untested": 1, "supported": 1, "refuted": 1})
+    );
+    assert_eq!(utm.0, "supported");
+    assert_eq!(rf, ("refuted".to_string(), false));
+    assert_eq!(zzz, ("untested".to_string(), false));
+    assert!(err.contains("1 untested, 1 supported, 1 refuted"), "{err}");
+    let (_, utm, rf, zzz, err) = run(&["--keep-untested"]);
+    assert_eq!(utm, ("supported".to_string(), true));
+    assert_eq!(rf, ("refuted".to_string(), false));
+    assert_eq!(zzz, ("untested".to_string(), true));
+    assert!(err.contains("every rule not refuted"), "{err}");
+}

@@ -1,5 +1,6 @@
-//! `dedust validate`: support and fpr of every rule on labelled URLs; the kept, ordered,
-//! conflict-free, idempotent set is written out.
+//! `dedust validate`: support and fpr of every rule on labelled URLs, and what the data says of
+//! each (untested, supported, refuted); the kept, ordered, conflict-free, idempotent set is
+//! written out (with `--keep-untested`, every rule the data does not refute).
 
 use crate::cli::ValidateArgs;
 
@@ -27,14 +28,29 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
     let stats =
         dedust::validate::rule_stats_together(&mut rules, &data, &Default::default(), &opts);
     let mut rows = Vec::new();
+    if !a.json {
+        info!("support    fp    fpr  evidence   id  pattern");
+    }
     for (r, (s, f)) in rules.iter().zip(&stats) {
         let fpr = if *s == 0 { 0.0 } else { *f as f64 / *s as f64 };
+        let judged = dedust::Rule {
+            support: Some(*s),
+            fp: Some(*f),
+            ..r.clone()
+        };
+        let ev = dedust::evidence_of(&judged, &opts).name();
         if !a.json {
-            info!("{:>7} {:>5} {:>6.3}  {}  {}", s, f, fpr, r.id, r.pattern);
+            info!(
+                "{:>7} {:>5} {:>6.3}  {:<9}  {}  {}",
+                s, f, fpr, ev, r.id, r.pattern
+            );
         }
-        rows.push((r.id.clone(), r.pattern.clone(), *s, *f, fpr));
+        rows.push((r.id.clone(), r.pattern.clone(), *s, *f, fpr, ev));
     }
-    let (mut kept, rep) = dedust::select(rules, &stats, &data, &opts);
+    let (mut kept, rep) = match a.keep_untested {
+        true => dedust::select_unrefuted(rules, &stats, &data, &opts),
+        false => dedust::select(rules, &stats, &data, &opts),
+    };
     kept.extend(revoked);
     let file = dedust::RuleFile::new(
         kept,
@@ -51,12 +67,18 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         let v = serde_json::json!({
             "urls": data.len(),
             "rejected_by_base": bad,
-            "rules": rows.iter().map(|(id, pattern, s, f, fpr)| serde_json::json!({
+            "rules": rows.iter().map(|(id, pattern, s, f, fpr, ev)| serde_json::json!({
                 "id": id, "pattern": pattern, "support": s, "fp": f, "fpr": fpr,
-                "kept": kept.contains(id.as_str()),
+                "evidence": ev, "kept": kept.contains(id.as_str()),
             })).collect::<Vec<_>>(),
             "candidates": rep.candidates,
             "kept": rep.kept,
+            "keep_untested": a.keep_untested,
+            "evidence": {
+                "untested": rep.untested,
+                "supported": rep.supported,
+                "refuted": rep.refuted,
+            },
             "rejected": {
                 "low_support": rep.low_support,
                 "high_fpr": rep.high_fpr,
@@ -68,15 +90,32 @@ pub fn run(a: ValidateArgs) -> anyhow::Result<i32> {
         super::write_out(None, &(serde_json::to_string_pretty(&v)? + "\n"))?;
     }
     info!(
-        "validate: {} URLs ({} rejected by the base layer); {} rules → {} kept (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
+        "validate: {} URLs ({} rejected by the base layer); {} rules: {} untested, {} supported, {} refuted",
         data.len(),
         bad,
         rep.candidates,
+        rep.untested,
+        rep.supported,
+        rep.refuted,
+    );
+    info!(
+        "validate: {} kept{} (rejected: {} low support, {} high fpr, {} conflicts, {} non-idempotent)",
         rep.kept,
+        match a.keep_untested {
+            true => ", every rule not refuted",
+            false => "",
+        },
         rep.low_support,
         rep.high_fpr,
         rep.conflicts,
         rep.not_idempotent
     );
+    if !a.keep_untested && rep.kept == 0 && rep.untested > 0 {
+        info!(
+            "validate: the data tests {} of {} rules; --keep-untested keeps what it does not refute",
+            rep.candidates - rep.untested,
+            rep.candidates
+        );
+    }
     Ok(0)
 }

@@ -43,6 +43,13 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Rule files, each usable alone, that cannot be combined (merged) as asked.
+    Incompatible {
+        /// The file that differs from the others.
+        path: String,
+        /// How, and what to do instead.
+        message: String,
+    },
     /// A URL that the base layer cannot parse.
     BadUrl {
         /// The URL.
@@ -79,6 +86,7 @@ impl fmt::Display for Error {
                 message,
             } => write!(f, "{path}:{line}: {message}"),
             Error::RuleFile { path, message } => write!(f, "{path}: bad rule file: {message}"),
+            Error::Incompatible { path, message } => write!(f, "{path}: {message}"),
             Error::BadUrl { url, message } => write!(f, "bad URL {url:?}: {message}"),
         }
     }

@@ -200,6 +200,56 @@ pub fn rounded_fpr(support: usize, fp: usize) -> f64 {
     }
 }
 
+/// What labelled data says of one rule, whatever the thresholds on support: it never merged
+/// two of the data's URLs (*untested*: the data cannot judge it), it merged some and wrong merges
+/// are within the bound (*supported*), or its wrong merges pass the bound (*refuted*). A rule
+/// that drops a captured value is refuted by one wrong merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Evidence {
+    /// No merge on the data.
+    Untested,
+    /// Merges, with a false-positive rate within `max_fpr`.
+    Supported,
+    /// Merges, with a false-positive rate over `max_fpr`.
+    Refuted,
+}
+
+impl Evidence {
+    /// The word reports use: `untested`, `supported`, `refuted`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Untested => "untested",
+            Evidence::Supported => "supported",
+            Evidence::Refuted => "refuted",
+        }
+    }
+}
+
+/// [`Evidence`] of a rule with its support and false positives set (`validate` sets them).
+///
+/// ```
+/// # #[cfg(feature = "java-regex")] { // imported Java regexes need the default feature
+/// use dedust_core::{evidence_of, Evidence, ValidateOptions};
+/// let mut r = dedust_core::regex_rule("[?&]utm_source=[^&]*", "", "utm").unwrap();
+/// let opts = ValidateOptions::default();
+/// assert_eq!(evidence_of(&r, &opts), Evidence::Untested);
+/// (r.support, r.fp) = (Some(10), Some(1));
+/// assert_eq!(evidence_of(&r, &opts), Evidence::Supported);
+/// (r.support, r.fp) = (Some(10), Some(5));
+/// assert_eq!(evidence_of(&r, &opts), Evidence::Refuted);
+/// # }
+/// ```
+pub fn evidence_of(r: &Rule, opts: &ValidateOptions) -> Evidence {
+    let (sup, fp) = (r.support.unwrap_or(0), r.fp.unwrap_or(0));
+    if sup == 0 {
+        Evidence::Untested
+    } else if fp > 0 && (discards_capture(r) || rounded_fpr(sup, fp) > opts.max_fpr) {
+        Evidence::Refuted
+    } else {
+        Evidence::Supported
+    }
+}
+
 /// What the thresholds say of one validated rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[doc(hidden)]

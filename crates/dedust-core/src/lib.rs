@@ -65,7 +65,7 @@ mod url_parts;
 pub use base::{base_normalize, BaseError, BaseOptions};
 pub use error::{Error, Result};
 pub use javaregex::{regex_rule, JavaRegex, JavaRegexError};
-pub use judge::ValidateOptions;
+pub use judge::{evidence_of, Evidence, ValidateOptions};
 pub use merge::{merge, merge_partial, MergeReport};
 pub use model::{
     convention_rule, CapType, Cluster, Convention, Learned, Piece, Revoked, Rule, RuleKind, SegOut,

@@ -122,7 +122,7 @@ fn merge_impl(
     for (i, f) in files.iter().enumerate() {
         if let Some(p) = f.psl.as_deref() {
             if let Some(&(q, j)) = psls.iter().find(|(q, _)| *q != p) {
-                return Err(Error::RuleFile {
+                return Err(Error::Incompatible {
                     path: name(i),
                     message: format!(
                         "learned with Public Suffix List {p}, but {} with {q}: the sites learning kept apart differ; learn every file with one dedust before merging",
@@ -144,15 +144,14 @@ fn merge_impl(
     };
     for (i, f) in files.iter().enumerate().skip(1) {
         if f.base != first.base || f.validation != first.validation {
-            return Err(Error::RuleFile {
+            return Err(Error::Incompatible {
                 path: name(i),
                 message: format!(
-                    "learned with other base settings or thresholds than {} ({:?} {:?} vs {:?} {:?}); merge rule files learned the same way",
+                    "cannot be merged with {}: {}. merge pools evidence judged one way; to apply both files, pass each to normalize or export with its own -r (dedust normalize -r {} -r {} …), or learn them again with the same settings",
                     name(0),
-                    f.base,
-                    f.validation,
-                    first.base,
-                    first.validation
+                    settings_difference(f, first, &name(i), &name(0)),
+                    name(0),
+                    name(i),
                 ),
             });
         }
@@ -573,4 +572,85 @@ fn better<'a>(a: &'a Rule, b: &'a Rule) -> (&'a Rule, &'a Rule) {
     } else {
         (b, a)
     }
+}
+
+/// In words, how the settings of rule files `a` and `b` (named `an`, `bn`) differ: the base
+/// layer's options, whether each was validated, and each threshold that differs.
+///
+/// ```
+/// use dedust_core::{BaseSettings, RuleFile, ValidationSettings};
+/// let v = ValidationSettings { min_support: 3, max_fpr: 0.15, min_sites: 2, min_collapse: 10,
+///     family_weight: 0.0, fpr_bound: false, priors: false };
+/// let a = RuleFile::new(vec![], BaseSettings::default(), Some(v.clone()));
+/// let b = RuleFile::new(vec![], BaseSettings { keep_fragment: true, ..Default::default() }, None);
+/// let d = dedust_core::__private::merge::settings_difference(&a, &b, "a.json", "b.json");
+/// assert!(d.contains("b.json keeps URL fragments, a.json drops them"), "{d}");
+/// assert!(d.contains("b.json was not validated"), "{d}");
+/// ```
+pub fn settings_difference(a: &RuleFile, b: &RuleFile, an: &str, bn: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let keeps = |x: bool| if x { "keeps" } else { "drops" };
+    if a.base.keep_fragment != b.base.keep_fragment {
+        let (k, d) = if a.base.keep_fragment {
+            (an, bn)
+        } else {
+            (bn, an)
+        };
+        out.push(format!("{k} keeps URL fragments, {d} drops them"));
+    }
+    if a.base.keep_query_order != b.base.keep_query_order {
+        out.push(format!(
+            "{an} {} the query order, {bn} {} it",
+            keeps(a.base.keep_query_order).replace("drops", "sorts"),
+            keeps(b.base.keep_query_order).replace("drops", "sorts")
+        ));
+    }
+    match (&a.validation, &b.validation) {
+        (Some(_), None) => out.push(format!(
+            "{bn} was not validated (an imported list or learn --no-validate), {an} was"
+        )),
+        (None, Some(_)) => out.push(format!(
+            "{an} was not validated (an imported list or learn --no-validate), {bn} was"
+        )),
+        (Some(x), Some(y)) => {
+            let mut pairs: Vec<(&str, String, String)> = vec![
+                (
+                    "--min-support",
+                    x.min_support.to_string(),
+                    y.min_support.to_string(),
+                ),
+                ("--max-fpr", x.max_fpr.to_string(), y.max_fpr.to_string()),
+                (
+                    "--min-sites",
+                    x.min_sites.to_string(),
+                    y.min_sites.to_string(),
+                ),
+                (
+                    "--min-collapse",
+                    x.min_collapse.to_string(),
+                    y.min_collapse.to_string(),
+                ),
+                (
+                    "--family-weight",
+                    x.family_weight.to_string(),
+                    y.family_weight.to_string(),
+                ),
+                (
+                    "--fpr-bound",
+                    x.fpr_bound.to_string(),
+                    y.fpr_bound.to_string(),
+                ),
+                ("--priors", x.priors.to_string(), y.priors.to_string()),
+            ];
+            pairs.retain(|(_, p, q)| p != q);
+            for (flag, p, q) in pairs {
+                out.push(format!("{flag} {p} in {an}, {q} in {bn}"));
+            }
+        }
+        (None, None) => {}
+    }
+    if out.is_empty() {
+        out.push("their settings differ".into());
+    }
+    out.join("; ")
 }

@@ -61,6 +61,6 @@ pub use pipeline::{
 pub use rules::{learn_candidates, learn_site, Cluster, LearnOptions, LearnStats};
 pub use tokenize::{tokenize, Token, TokenKind, Tokens};
 pub use validate::{
-    labeled, rule_stats, select, split_clusters, Labeled, LabeledRef, LabeledUrls, SplitMode,
-    ValidateOptions, ValidateReport,
+    labeled, rule_stats, select, select_unrefuted, split_clusters, Labeled, LabeledRef,
+    LabeledUrls, SplitMode, ValidateOptions, ValidateReport,
 };

@@ -297,6 +297,7 @@ fn decide(
                 &data,
                 &v,
                 cfg.cross_host_decided.as_ref(),
+                false,
             );
             // Supporting domains are evidence, kept in `evidence` only.
             for r in &mut rules {

@@ -356,6 +356,12 @@ pub struct ValidateReport {
     pub redundant: usize,
     /// Rules kept.
     pub kept: usize,
+    /// Candidates the data never judged: no merge ([`dedust_core::Evidence::Untested`]).
+    pub untested: usize,
+    /// Candidates with merges and a false-positive rate within the bound.
+    pub supported: usize,
+    /// Candidates whose false-positive rate passes the bound: never kept.
+    pub refuted: usize,
 }
 
 /// Support and false positives of every rule applied alone.
@@ -1521,11 +1527,42 @@ pub fn select(
     data: &LabeledUrls,
     opts: &ValidateOptions,
 ) -> (Vec<Rule>, ValidateReport) {
-    select_cached(rules, stats, None, data, opts, None)
+    select_cached(rules, stats, None, data, opts, None, false)
+}
+
+/// [`select`] keeping every rule the data does not refute: a rule the thresholds reject for
+/// too little evidence (no merge at all, fewer than `min_support`, too few sites, a many → one
+/// family too small) is kept unless its wrong merges pass the bound
+/// ([`dedust_core::Evidence::Refuted`]). For hand-kept lists, whose rules mostly name
+/// parameters a given crawl never shows. Conflicts and idempotence are resolved as in
+/// [`select`].
+///
+/// ```
+/// use dedust_learn::{labeled, rule_stats, select, select_unrefuted, Cluster};
+/// use dedust_core::ValidateOptions;
+/// let c = vec![Cluster { id: "a".into(), urls: vec!["http://h.org/x?t=1".into()] }];
+/// let (data, _) = labeled(&c, &Default::default());
+/// # #[cfg(feature = "java-regex")] {
+/// let r = dedust_core::regex_rule("[?&]utm_source=[^&]*", "", "utm").unwrap();
+/// let st = rule_stats(std::slice::from_ref(&r), &data, &Default::default());
+/// let opts = ValidateOptions::default();
+/// assert_eq!(select(vec![r.clone()], &st, &data, &opts).0.len(), 0);
+/// let (kept, rep) = select_unrefuted(vec![r], &st, &data, &opts);
+/// assert_eq!((kept.len(), rep.untested, rep.refuted), (1, 1, 0));
+/// # }
+/// ```
+pub fn select_unrefuted(
+    rules: Vec<Rule>,
+    stats: &[(usize, usize)],
+    data: &LabeledUrls,
+    opts: &ValidateOptions,
+) -> (Vec<Rule>, ValidateReport) {
+    select_cached(rules, stats, None, data, opts, None, true)
 }
 
 /// [`select`], reusing the host rules' rewrites of `data` from validation when `rewrites` (one
-/// entry per rule, [`rule_stats_rewrites`] on `data` itself) is given.
+/// entry per rule, [`rule_stats_rewrites`] on `data` itself) is given; with `unrefuted`, as
+/// [`select_unrefuted`].
 pub(crate) fn select_cached(
     rules: Vec<Rule>,
     stats: &[(usize, usize)],
@@ -1533,6 +1570,7 @@ pub(crate) fn select_cached(
     data: &LabeledUrls,
     opts: &ValidateOptions,
     decided: Option<&std::collections::BTreeSet<String>>,
+    unrefuted: bool,
 ) -> (Vec<Rule>, ValidateReport) {
     let mut rep = ValidateReport {
         candidates: rules.len(),
@@ -1543,6 +1581,11 @@ pub(crate) fn select_cached(
         r.support = Some(sup);
         r.fp = Some(fp);
         r.fpr = Some(rounded_fpr(sup, fp));
+        match dedust_core::evidence_of(r, opts) {
+            dedust_core::Evidence::Untested => rep.untested += 1,
+            dedust_core::Evidence::Supported => rep.supported += 1,
+            dedust_core::Evidence::Refuted => rep.refuted += 1,
+        }
     }
     // Pooled counts of each many → one family, over all its candidates (and how many).
     let mut pooled: HashMap<(String, String), (usize, usize, usize)> = HashMap::new();
@@ -1578,7 +1621,9 @@ pub(crate) fn select_cached(
             Some(_) if r.is_global() => Verdict::LowSupport,
             _ => verdict(&r, opts, family, pooled_sites),
         };
+        let refuted = || dedust_core::evidence_of(&r, opts) == dedust_core::Evidence::Refuted;
         match v {
+            Verdict::LowSupport if unrefuted && !refuted() => kept.push((r, c)),
             Verdict::LowSupport => rep.low_support += 1,
             Verdict::HighFpr => rep.high_fpr += 1,
             Verdict::Keep => kept.push((r, c)),
@@ -1616,7 +1661,7 @@ pub(crate) fn select_cached(
         .collect();
     let before = kept.len();
     kept.retain(|(r, _)| {
-        !(many_to_one(r) && weak.contains(&(r.source.host.clone(), r.target.clone())))
+        unrefuted || !(many_to_one(r) && weak.contains(&(r.source.host.clone(), r.target.clone())))
     });
     rep.low_support += before - kept.len();
     let (kept, cache): (Vec<Rule>, Vec<_>) = kept.into_iter().unzip();
