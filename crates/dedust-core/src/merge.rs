@@ -606,12 +606,12 @@ pub fn settings_difference(a: &RuleFile, b: &RuleFile, an: &str, bn: &str) -> St
         ));
     }
     match (&a.validation, &b.validation) {
-        (Some(_), None) => out.push(format!(
-            "{bn} was not validated (an imported list or learn --no-validate), {an} was"
-        )),
-        (None, Some(_)) => out.push(format!(
-            "{an} was not validated (an imported list or learn --no-validate), {bn} was"
-        )),
+        (x, y) if x.is_some() != y.is_some() => {
+            let (no, yes) = if x.is_none() { (an, bn) } else { (bn, an) };
+            out.push(format!(
+                "{no} was not validated (an imported list or learn --no-validate), {yes} was"
+            ));
+        }
         (Some(x), Some(y)) => {
             let mut pairs: Vec<(&str, String, String)> = vec![
                 (
@@ -647,7 +647,7 @@ pub fn settings_difference(a: &RuleFile, b: &RuleFile, an: &str, bn: &str) -> St
                 out.push(format!("{flag} {p} in {an}, {q} in {bn}"));
             }
         }
-        (None, None) => {}
+        _ => {}
     }
     if out.is_empty() {
         out.push("their settings differ".into());
