@@ -589,7 +589,7 @@ fn better<'a>(a: &'a Rule, b: &'a Rule) -> (&'a Rule, &'a Rule) {
 /// ```
 pub fn settings_difference(a: &RuleFile, b: &RuleFile, an: &str, bn: &str) -> String {
     let mut out: Vec<String> = Vec::new();
-    let keeps = |x: bool| if x { "keeps" } else { "drops" };
+    let order = |keep: bool| if keep { "keeps" } else { "sorts" };
     if a.base.keep_fragment != b.base.keep_fragment {
         let (k, d) = if a.base.keep_fragment {
             (an, bn)
@@ -601,8 +601,8 @@ pub fn settings_difference(a: &RuleFile, b: &RuleFile, an: &str, bn: &str) -> St
     if a.base.keep_query_order != b.base.keep_query_order {
         out.push(format!(
             "{an} {} the query order, {bn} {} it",
-            keeps(a.base.keep_query_order).replace("drops", "sorts"),
-            keeps(b.base.keep_query_order).replace("drops", "sorts")
+            order(a.base.keep_query_order),
+            order(b.base.keep_query_order)
         ));
     }
     match (&a.validation, &b.validation) {
